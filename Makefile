@@ -1,0 +1,166 @@
+# Makefile - every entry point of the course. `make help` lists them.
+#
+# Exercises, tests, known-wrong solutions (mutants) and chapter programs are
+# found by wildcard: adding one means adding its files, never editing a list.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+# --- Toolchain ---------------------------------------------------------------
+# The CUDA toolkit: CUDA_HOME, else CUDA_PATH, else the nvcc on the PATH, else /usr/local/cuda.
+NVCC_ON_PATH := $(shell command -v nvcc 2>/dev/null)
+CUDA_HOME ?= $(or $(CUDA_PATH),$(patsubst %/bin/nvcc,%,$(NVCC_ON_PATH)),/usr/local/cuda)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+
+# Check through pkg-config: the system's, or a local prefix in .deps/ that
+# `make deps` fills without root (apt-get download + dpkg -x).
+DEPS_PREFIX := $(CURDIR)/.deps/root/usr
+CHECK_VERSION := check >= 0.13
+ifeq ($(shell $(PKG_CONFIG) --exists '$(CHECK_VERSION)' 2>/dev/null && echo yes),yes)
+  CHECK_PC := $(PKG_CONFIG)
+else
+  LOCAL_CHECK_PC := $(firstword $(wildcard $(DEPS_PREFIX)/lib/*/pkgconfig/check.pc \
+                                           $(DEPS_PREFIX)/lib/pkgconfig/check.pc))
+  ifneq ($(LOCAL_CHECK_PC),)
+    LOCAL_PC_DIR := $(patsubst %/,%,$(dir $(LOCAL_CHECK_PC)))
+    CHECK_PC := PKG_CONFIG_PATH=$(LOCAL_PC_DIR)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
+                $(PKG_CONFIG) --define-variable=prefix=$(DEPS_PREFIX)
+    CHECK_RPATH := -Wl,-rpath,$(patsubst %/pkgconfig,%,$(LOCAL_PC_DIR))
+  endif
+endif
+ifdef CHECK_PC
+  CHECK_CFLAGS := $(shell $(CHECK_PC) --cflags check)
+  CHECK_LIBS := $(shell $(CHECK_PC) --libs check) $(CHECK_RPATH)
+endif
+
+COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon -Iharness
+COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+# The runtime calls the harness traces, read from the one list that names them.
+WRAP_FLAGS := $(shell sed -n 's/^TRACED(\([A-Za-z_]*\))$$/-Wl,--wrap=\1/p' harness/traced_calls.def)
+
+# --- What there is ---------------------------------------------------------------------------
+BUILD := build
+EXERCISES := $(patsubst exercises/%.c,%,$(sort $(wildcard exercises/ch*/*.c)))
+MUTANTS := $(patsubst mutants/%.c,%,$(sort $(wildcard mutants/ch*/*.c)))
+CHAPTER_PROGRAMS := $(patsubst %.c,%,$(sort $(wildcard chapters/ch*/*.c)))
+UNIT_TESTS := $(patsubst %.c,%,$(sort $(wildcard selftest/unit/*.c)))
+
+TREE := $(if $(filter 1 yes,$(SOLUTIONS)),solutions,exercises)
+COMMON_LIB := $(BUILD)/lib/libcommon.a
+HARNESS_LIB := $(BUILD)/lib/libharness.a
+
+# --- Compiling ---------------------------------------------------------------------------------
+# An exercise's header lives beside its stub; every tree compiles against it.
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) \
+	    $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# A test file learns which exercise it grades from its path.
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) -DCOURSE_EXERCISE_ID='"$*"' \
+	    $(CPPFLAGS) $(COURSE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(COMMON_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/*.c))
+$(HARNESS_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard harness/*.c))
+$(BUILD)/lib/%.a:
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+LINK_TEST = $(CC) $(LDFLAGS) $^ $(WRAP_FLAGS) $(CHECK_LIBS) $(CUDA_LIBS) $(LDLIBS) -o $@
+
+# A test program: the learner's file (or a solution, or a mutant) + the exercise's tests.
+$(BUILD)/tests/exercises/%: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%.o $(HARNESS_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(LINK_TEST)
+$(BUILD)/tests/solutions/%: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/tests/%.o $(HARNESS_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(LINK_TEST)
+# mutants/chNN-slug/EXERCISE--mistake.c is graded by tests/chNN-slug/EXERCISE.c
+define MUTANT_RULE
+$(BUILD)/tests/mutants/$(1): $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(firstword $(subst --, ,$(1))).o $(HARNESS_LIB) $(COMMON_LIB)
+	@mkdir -p $$(@D)
+	$$(LINK_TEST)
+endef
+$(foreach m,$(MUTANTS),$(eval $(call MUTANT_RULE,$(m))))
+
+$(BUILD)/selftest/%: $(BUILD)/obj/selftest/%.o $(HARNESS_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(LINK_TEST)
+
+# Chapter programs: plain C against the runtime (NVML is opened at run time).
+$(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
+
+# Further entry points (the book, grading, measuring) bring their own rules.
+include $(sort $(wildcard mk/*.mk))
+
+$(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) $(LDLIBS) -o $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+SOLUTION_TESTS := $(EXERCISES:%=$(BUILD)/tests/solutions/%)
+EXERCISE_TESTS := $(EXERCISES:%=$(BUILD)/tests/exercises/%)
+MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
+CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
+UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
+
+# --- Entry points ----------------------------------------------------------------------------
+.PHONY: all check test run deps prerequisites help clean check-now test-now course-build \
+        list-exercises list-mutants list-chapters
+
+## make                build every chapter program and the solutions' test programs
+all: prerequisites
+	@$(MAKE) --no-print-directory course-build
+
+course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(BUILD)/tools/gpu_probe
+
+## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
+check: prerequisites
+	@$(MAKE) --no-print-directory check-now
+
+check-now:
+	@MAKE="$(MAKE)" harness/check.sh $(TREE) $(if $(EX),$(EX),$(EXERCISES))
+
+## make test           the course's own test suite (REQUIRE_GPU=1: a missing GPU is a failure)
+test: prerequisites
+	@$(MAKE) --no-print-directory test-now
+
+test-now:
+	@MAKE="$(MAKE)" REQUIRE_GPU="$(REQUIRE_GPU)" selftest/run.sh
+
+## make run            run the chapter programs (CH=1 for one chapter)
+run: prerequisites
+	@$(MAKE) --no-print-directory $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES))
+	@status=0; for program in $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES)); do \
+	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
+
+## make deps           install the prerequisites (Check, pkg-config) from the distribution
+deps:
+	@setup/install-deps.sh
+
+prerequisites:
+	@setup/install-deps.sh --if-missing
+
+## make help           this list
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## make clean          remove build/
+clean:
+	rm -rf $(BUILD)
+
+# Used by the scripts, which discover nothing themselves.
+list-exercises: ; @printf '%s\n' $(EXERCISES)
+list-mutants: ; @printf '%s\n' $(MUTANTS)
+list-chapters: ; @printf '%s\n' $(CHAPTER_PROGRAMS)
+list-unit-tests: ; @printf "%s\n" $(UNIT_TESTS)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# check.sh - `make check`: build and run each exercise's tests, then the progress summary.
+#
+#   harness/check.sh TREE EXERCISE...      TREE is exercises or solutions
+#
+# Each exercise is built on its own, so one that does not compile costs only
+# itself; its compiler errors are shown in its place. Test programs run one at
+# a time, since some of them time copies and must have the GPU to themselves.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+tree=$1
+shift
+MAKE=${MAKE:-make}
+results=build/results/$tree
+tally=$results/tally.tsv
+mkdir -p "$results"
+: >"$tally"
+
+if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
+    red=$'\033[31;1m' yellow=$'\033[33;1m' bold=$'\033[1m' reset=$'\033[0m'
+else
+    red='' yellow='' bold='' reset=''
+fi
+
+# The harness itself must build; if it does not, that is the course's fault.
+if ! $MAKE -s --no-print-directory build/lib/libharness.a build/lib/libcommon.a; then
+    echo "check: the course's own harness did not build (see above); this is not your code" >&2
+    exit 2
+fi
+# Build every exercise's test program at once (make -j helps here), errors later.
+$MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
+
+# The rubric, from the test file, for an exercise whose program could not be built.
+rubric_of() { sed -n 's/^COURSE_TEST([A-Za-z0-9_]*, *\([0-9]*\)).*/\1/p' "tests/$1.c"; }
+
+for exercise in "$@"; do
+    source=$tree/$exercise.c
+    program=build/tests/$tree/$exercise
+    if [[ ! -f tests/$exercise.c ]]; then
+        echo "check: there is no exercise named '$exercise' (try: make list-exercises)" >&2
+        exit 2
+    fi
+    if [[ ! -f $source ]]; then
+        points=$(rubric_of "$exercise" | awk '{ s += $1 } END { print s + 0 }')
+        tests=$(rubric_of "$exercise" | wc -l)
+        printf '%sFAIL%s  %-28s 0/%d tests  0/%d points\n      %s is missing\n' \
+            "$red" "$reset" "$exercise" "$tests" "$points" "$source"
+        printf '%s\tmissing\t0\t%d\t0\t%d\n' "$exercise" "$tests" "$points" >>"$tally"
+        continue
+    fi
+    if ! build_log=$($MAKE -s --no-print-directory "$program" 2>&1); then
+        points=$(rubric_of "$exercise" | awk '{ s += $1 } END { print s + 0 }')
+        tests=$(rubric_of "$exercise" | wc -l)
+        printf '%sFAIL%s  %-28s 0/%d tests  0/%d points\n      %s does not compile:\n' \
+            "$red" "$reset" "$exercise" "$tests" "$points" "$source"
+        grep -E 'error|warning|note' <<<"$build_log" | grep -v '^make' | head -n 12 | sed 's/^/        /'
+        printf '%s\tdoes_not_compile\t0\t%d\t0\t%d\n' "$exercise" "$tests" "$points" >>"$tally"
+        continue
+    fi
+    mkdir -p "$(dirname "$results/$exercise.json")"
+    "$program" --source "$source" --json "$results/$exercise.json" --tally "$tally"
+    status=$?
+    if [[ $status -eq 77 ]]; then
+        echo
+        echo "${yellow}No CUDA device is available${reset}, so no exercise was graded: these tests run"
+        echo "on an NVIDIA GPU. Check that \`nvidia-smi\` lists one and that its driver is loaded."
+        exit 1
+    fi
+done
+
+# Progress: exercises done and points, then the tests' closing line.
+awk -F'\t' -v bold="$bold" -v reset="$reset" '
+    { exercises++; done += ($2 == "passed"); passed += $3; failed += $4 - $3; points += $5; max += $6 }
+    END {
+        printf "\n%sProgress: %d of %d exercises done, %d of %d points%s\n", bold, done, exercises, points, max, reset
+        printf "%d passed, %d failed\n", passed, failed
+        exit !(failed == 0 && exercises > 0)
+    }' "$tally"

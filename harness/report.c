@@ -1,0 +1,201 @@
+/* report.c - the report's exercise block, its tally line and its JSON record. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define DIM "\033[2m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+bool report_color_wanted(void)
+{
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color != NULL && no_color[0] != '\0')
+        return false;
+    return isatty(STDOUT_FILENO);
+}
+
+static const char *paint(const report_options *options, const char *code)
+{
+    return options->color ? code : "";
+}
+
+typedef struct totals {
+    int passed, points, max_points;
+} totals;
+
+static totals add_up(const test_outcome *outcomes, int count)
+{
+    totals sum = {0, 0, 0};
+    for (int t = 0; t < count; t++) {
+        sum.max_points += outcomes[t].points;
+        if (outcomes[t].passed) {
+            sum.passed++;
+            sum.points += outcomes[t].points;
+        }
+    }
+    return sum;
+}
+
+/* Prints text with every line after the first indented by `indent`. */
+static void print_indented(const char *text, const char *indent)
+{
+    for (const char *c = text; *c; c++) {
+        putchar(*c);
+        if (*c == '\n' && c[1] != '\0')
+            fputs(indent, stdout);
+    }
+    putchar('\n');
+}
+
+void json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        default:
+            if (*c < 0x20)
+                fprintf(out, "\\u%04x", *c);
+            else
+                fputc(*c, out);
+        }
+    }
+    fputc('"', out);
+}
+
+static const char *status_word(const report_options *options, bool all_passed)
+{
+    return all_passed ? "passed" : options->not_started ? "not_started" : "failed";
+}
+
+/* Written to a temporary name and renamed, so a reader never sees half a file. */
+static void write_json(const report_options *options, const test_outcome *outcomes, int count,
+                       const char *status, const char *note)
+{
+    if (options->json_path == NULL)
+        return;
+    char temporary[4096];
+    snprintf(temporary, sizeof temporary, "%s.tmp", options->json_path);
+    FILE *out = fopen(temporary, "w");
+    if (out == NULL) {
+        perror(temporary);
+        exit(2);
+    }
+    totals sum = add_up(outcomes, count);
+    fputs("{\n  \"exercise\": ", out);
+    json_write_string(out, options->exercise->id);
+    fputs(",\n  \"title\": ", out);
+    json_write_string(out, options->exercise->title);
+    fputs(",\n  \"status\": ", out);
+    json_write_string(out, status);
+    fputs(",\n  \"note\": ", out);
+    json_write_string(out, note ? note : "");
+    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"hint\": ", sum.points,
+            sum.max_points);
+    json_write_string(out, options->exercise->hint);
+    fputs(",\n  \"tests\": [", out);
+    for (int t = 0; t < count; t++) {
+        fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+        json_write_string(out, outcomes[t].sentence);
+        fprintf(out, ", \"points\": %d, \"passed\": %s, \"message\": ", outcomes[t].points,
+                outcomes[t].passed ? "true" : "false");
+        json_write_string(out, outcomes[t].message);
+        fputc('}', out);
+    }
+    fputs("\n  ]\n}\n", out);
+    if (fclose(out) != 0 || rename(temporary, options->json_path) != 0) {
+        perror(options->json_path);
+        exit(2);
+    }
+}
+
+static void append_tally(const report_options *options, const char *status, totals sum,
+                         int count)
+{
+    if (options->tally_path == NULL)
+        return;
+    FILE *out = fopen(options->tally_path, "a");
+    if (out == NULL) {
+        perror(options->tally_path);
+        exit(2);
+    }
+    fprintf(out, "%s\t%s\t%d\t%d\t%d\t%d\n", options->exercise->id, status, sum.passed, count,
+            sum.points, sum.max_points);
+    fclose(out);
+}
+
+void report_results(const report_options *options, const test_outcome *outcomes, int count)
+{
+    totals sum = add_up(outcomes, count);
+    bool all_passed = sum.passed == count;
+    const char *status = status_word(options, all_passed);
+    const char *source = options->source ? options->source : "the exercise file";
+
+    if (all_passed)
+        printf("%sPASS%s  ", paint(options, GREEN BOLD), paint(options, RESET));
+    else if (options->not_started)
+        printf("%sTODO%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
+    else
+        printf("%sFAIL%s  ", paint(options, RED BOLD), paint(options, RESET));
+    printf("%-28s %d/%d tests  %d/%d points  %s%s%s\n", options->exercise->id, sum.passed, count,
+           sum.points, sum.max_points, paint(options, DIM), options->exercise->title,
+           paint(options, RESET));
+
+    if (options->not_started) {
+        printf("      not started: open %s and replace its TODO\n", source);
+    } else if (!all_passed || options->verbose) {
+        for (int t = 0; t < count; t++) {
+            if (outcomes[t].passed && !options->verbose)
+                continue;
+            printf("      %s%s%s %s (%d point%s)\n",
+                   paint(options, outcomes[t].passed ? GREEN : RED),
+                   outcomes[t].passed ? "ok  " : "FAIL", paint(options, RESET),
+                   outcomes[t].sentence, outcomes[t].points, outcomes[t].points == 1 ? "" : "s");
+            if (!outcomes[t].passed) {
+                fputs("           ", stdout);
+                print_indented(outcomes[t].message, "           ");
+            }
+        }
+        if (!all_passed) {
+            printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
+            print_indented(options->exercise->hint, "            ");
+        }
+    }
+    fflush(stdout);
+    write_json(options, outcomes, count, status, NULL);
+    append_tally(options, status, sum, count);
+}
+
+void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
+                   const char *why)
+{
+    printf("%sSKIP%s  %-28s no CUDA device: %s\n", paint(options, YELLOW BOLD),
+           paint(options, RESET), options->exercise->id, why);
+    fflush(stdout);
+    /* Nothing ran, so nothing passed: report every test as not passed. */
+    test_outcome *unrun = calloc((size_t)count, sizeof *unrun);
+    for (int t = 0; unrun && t < count; t++) {
+        unrun[t] = outcomes[t];
+        snprintf(unrun[t].message, sizeof unrun[t].message, "not run: no CUDA device (%s)", why);
+    }
+    write_json(options, unrun ? unrun : outcomes, count, "no_gpu", why);
+    append_tally(options, "no_gpu", add_up(outcomes, count), count);
+    free(unrun);
+}
+
+void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
+{
+    (void)options;
+    for (int t = 0; t < count; t++)
+        printf("%d\t%s\n", outcomes[t].points, outcomes[t].sentence);
+}

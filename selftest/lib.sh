@@ -1,0 +1,47 @@
+# lib.sh - the self-test's bookkeeping, sourced by selftest/run.sh and its sections.
+#
+# A section reports each check with pass, fail or skip; run.sh prints the
+# closing line from the counts. GPU sections call need_gpu first.
+
+passed=0 failed=0 skipped=0
+if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
+    _green=$'\033[32m' _red=$'\033[31;1m' _yellow=$'\033[33m' _reset=$'\033[0m'
+else
+    _green='' _red='' _yellow='' _reset=''
+fi
+
+pass() { passed=$((passed + 1)); echo "  ${_green}ok${_reset}    $1"; }
+skip() { skipped=$((skipped + 1)); echo "  ${_yellow}skip${_reset}  $1"; }
+# fail TEXT [DETAILS]: details are shown indented under the line.
+fail() {
+    failed=$((failed + 1))
+    echo "  ${_red}FAIL${_reset}  $1"
+    [[ -n ${2:-} ]] && sed 's/^/          /' <<<"$2" | head -n 40
+    return 0
+}
+section() { echo; echo "$1"; }
+
+# need_gpu WHAT: true when a GPU is there; otherwise records WHAT as skipped
+# (or, with REQUIRE_GPU=1, as failed) and returns false.
+need_gpu() {
+    if [[ -z ${gpu_checked:-} ]]; then
+        gpu_checked=1
+        gpu_reason=$(build/tools/gpu_probe 2>&1) && gpu_present=1 || gpu_present=
+    fi
+    [[ -n $gpu_present ]] && return 0
+    if [[ ${REQUIRE_GPU:-} == 1 ]]; then
+        fail "$1: REQUIRE_GPU=1 but there is no CUDA device ($gpu_reason)"
+    else
+        skip "$1 (skipped: no CUDA device: $gpu_reason)"
+    fi
+    return 1
+}
+
+# build TARGET...: builds quietly; on failure records it and shows the errors.
+build() {
+    local log
+    if ! log=$($MAKE -s --no-print-directory "$@" 2>&1); then
+        fail "build $*" "$log"
+        return 1
+    fi
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# run.sh - `make test`, the course's own test suite.
+#
+# Runs each section in selftest/sections/ in order (host-only unit tests, the
+# harness's behaviour, exercises against their solutions, stubs and mutants,
+# chapter programs, and whatever later sections add). Without a GPU the GPU
+# checks are skipped, each with a line saying so; REQUIRE_GPU=1 makes them
+# failures. The last line is "N passed, N failed" (", N skipped").
+set -uo pipefail
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+export NO_COLOR=${NO_COLOR:-}
+source selftest/lib.sh
+
+if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/lib/libharness.a build/lib/libcommon.a; then
+    echo "make test: the course's libraries did not build" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+for section_file in selftest/sections/*.sh; do
+    source "$section_file"
+done
+
+echo
+line="$passed passed, $failed failed"
+((skipped > 0)) && line+=", $skipped skipped"
+echo "$line"
+((failed == 0 && passed > 0))

@@ -1,0 +1,42 @@
+# 20-harness.sh - the harness contains misbehaving tests and says so; no GPU, no pass.
+section "The harness"
+
+fixture=build/selftest/fixtures/harness_behaviour
+if build "$fixture"; then
+    tally=$(mktemp) json=$(mktemp)
+    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 "$fixture" \
+        --tally "$tally" --json "$json" 2>&1)
+    status=$?
+    expect_in_report() { # WHAT PATTERN
+        if grep -q -- "$2" <<<"$output"; then pass "$1"; else fail "$1" "$output"; fi
+    }
+    [[ $status -eq 1 ]] && pass "a run with failing tests exits 1" ||
+        fail "a run with failing tests exits 1 (it exited $status)" "$output"
+    expect_in_report "a failing test's message reaches the report" "the message travels to the report"
+    expect_in_report "a crashing test fails alone, named as a crash" "crashed: Received signal 11"
+    expect_in_report "a hanging test fails alone at its timeout" "did not finish within 2 s"
+    expect_in_report "exit(0) in the middle of a test fails that test" "called exit(0)"
+    expect_in_report "the exercise's hint follows a failure" "hint: the hint is printed after a failure"
+    if [[ $(cut -f2- "$tally") == $'failed\t2\t6\t3\t7' ]]; then
+        pass "the tests around the bad ones pass: 2 of 6 tests, 3 of 7 points"
+    else
+        fail "the tests around the bad ones pass: 2 of 6 tests, 3 of 7 points" "tally: $(cat "$tally")"
+    fi
+    if grep -q '"status": "failed"' "$json" && grep -q '"name": "a test that crashes", "points": 1, "passed": false' "$json"; then
+        pass "the JSON result records each test"
+    else
+        fail "the JSON result records each test" "$(cat "$json")"
+    fi
+    rm -f "$tally" "$json"
+fi
+
+# make check with no GPU: says so, exits non-zero, reports nothing as passed.
+# CUDA_VISIBLE_DEVICES= hides any GPU there is, so this runs everywhere.
+output=$(CUDA_VISIBLE_DEVICES= NO_COLOR=1 $MAKE -s --no-print-directory check-now SOLUTIONS=1 2>&1)
+status=$?
+if [[ $status -ne 0 ]] && grep -q "No CUDA device is available" <<<"$output" &&
+   ! grep -qE '^PASS|[1-9][0-9]* passed' <<<"$output"; then
+    pass "make check without a GPU says so, exits non-zero and passes nothing"
+else
+    fail "make check without a GPU says so, exits non-zero and passes nothing (exit $status)" "$output"
+fi

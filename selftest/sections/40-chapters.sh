@@ -1,0 +1,17 @@
+# 40-chapters.sh - every chapter program runs with its defaults and reports success.
+section "Chapter programs"
+
+log_dir=build/selftest/chapters
+for program in $($MAKE -s --no-print-directory list-chapters); do
+    need_gpu "chapter program $program" || continue
+    build "build/$program" || continue
+    log="$log_dir/${program#chapters/}.log"
+    mkdir -p "$(dirname "$log")"
+    timeout 300 "build/$program" >"$log" 2>&1
+    status=$?
+    if [[ $status -eq 0 ]]; then
+        pass "$program runs and checks its result"
+    else
+        fail "$program runs and checks its result (exit $status; log in $log)" "$(tail -n 20 "$log")"
+    fi
+done

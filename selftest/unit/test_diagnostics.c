@@ -1,0 +1,125 @@
+/* test_diagnostics.c - unit tests of the harness's diagnoses and its JSON strings.
+ *
+ * These never touch CUDA: they feed the comparison crafted buffers and check
+ * that each mistake is named in the learner's terms.
+ */
+#include "harness.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 1024 };
+static float want[N], got[N];
+static char message[512];
+
+static void setup(void)
+{
+    fill_floats(want, N);
+    poison_host(got, sizeof got);
+}
+
+START_TEST(equal_floats_need_no_diagnosis)
+{
+    memcpy(got, want, sizeof got);
+    ck_assert(!describe_float_mismatch(got, want, N, "x", message, sizeof message));
+}
+END_TEST
+
+START_TEST(n_bytes_instead_of_n_floats_is_named_as_the_bytes_pitfall)
+{
+    memcpy(got, want, N); /* the mistake: N bytes, a quarter of the floats */
+    ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
+    ck_assert_msg(strstr(message, "only the first 256 of 1024 floats") != NULL, "%s", message);
+    ck_assert_msg(strstr(message, "cudaMemcpy's count is in bytes") != NULL, "%s", message);
+}
+END_TEST
+
+START_TEST(nothing_copied_is_named_as_untouched_poison)
+{
+    ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
+    ck_assert_msg(strstr(message, "none of the 1024 floats") != NULL, "%s", message);
+}
+END_TEST
+
+START_TEST(a_short_copy_of_another_length_is_called_short)
+{
+    memcpy(got, want, 100 * sizeof(float));
+    ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
+    ck_assert_msg(strstr(message, "only the first 100 of 1024") != NULL, "%s", message);
+    ck_assert_msg(strstr(message, "in bytes") == NULL, "%s", message);
+}
+END_TEST
+
+START_TEST(wrong_values_name_the_first_wrong_element)
+{
+    memcpy(got, want, sizeof got);
+    got[17] = -1.0f;
+    got[900] = 0.0f;
+    ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
+    ck_assert_msg(strstr(message, "2 of the 1024 floats") != NULL, "%s", message);
+    ck_assert_msg(strstr(message, "element 17, which is -1") != NULL, "%s", message);
+}
+END_TEST
+
+START_TEST(json_strings_escape_quotes_backslashes_and_control_characters)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    json_write_string(out, "say \"hi\"\\\n\t\x01");
+    fclose(out);
+    ck_assert_str_eq(text, "\"say \\\"hi\\\"\\\\\\n\\t\\u0001\"");
+    free(text);
+}
+END_TEST
+
+START_TEST(the_kind_follows_from_where_the_pointers_live)
+{
+    ck_assert_int_eq(memcpy_kind_for(LOCATION_DEVICE, LOCATION_PAGEABLE_HOST),
+                     cudaMemcpyHostToDevice);
+    ck_assert_int_eq(memcpy_kind_for(LOCATION_PINNED_HOST, LOCATION_DEVICE),
+                     cudaMemcpyDeviceToHost);
+    ck_assert_int_eq(memcpy_kind_for(LOCATION_DEVICE, LOCATION_DEVICE), cudaMemcpyDeviceToDevice);
+    ck_assert_int_eq(memcpy_kind_for(LOCATION_PAGEABLE_HOST, LOCATION_PINNED_HOST),
+                     cudaMemcpyHostToHost);
+    ck_assert_str_eq(memcpy_kind_name(cudaMemcpyDefault), "cudaMemcpyDefault");
+}
+END_TEST
+
+START_TEST(injected_failures_hit_the_nth_call_only)
+{
+    trace_start();
+    trace_inject_failure(TRACED_cudaMemcpy, 2, cudaErrorInvalidValue);
+    cudaError_t error = cudaSuccess;
+    ck_assert(!trace_should_fail(TRACED_cudaMemcpy, &error));
+    ck_assert(trace_should_fail(TRACED_cudaMemcpy, &error));
+    ck_assert_int_eq(error, cudaErrorInvalidValue);
+    ck_assert(!trace_should_fail(TRACED_cudaMemcpy, &error));
+    ck_assert(!trace_should_fail(TRACED_cudaMalloc, &error));
+    ck_assert_uint_eq(trace_count_of(TRACED_cudaMemcpy), 3);
+    trace_stop();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("harness");
+    TCase *tc = tcase_create("diagnostics");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, equal_floats_need_no_diagnosis);
+    tcase_add_test(tc, n_bytes_instead_of_n_floats_is_named_as_the_bytes_pitfall);
+    tcase_add_test(tc, nothing_copied_is_named_as_untouched_poison);
+    tcase_add_test(tc, a_short_copy_of_another_length_is_called_short);
+    tcase_add_test(tc, wrong_values_name_the_first_wrong_element);
+    tcase_add_test(tc, json_strings_escape_quotes_backslashes_and_control_characters);
+    tcase_add_test(tc, the_kind_follows_from_where_the_pointers_live);
+    tcase_add_test(tc, injected_failures_hit_the_nth_call_only);
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_ENV);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
