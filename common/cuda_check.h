@@ -16,8 +16,7 @@
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 
 /* Called with the failed call's details after the report has been printed. */
-typedef void (*cuda_failure_handler)(cudaError_t err, const char *expr, const char *file,
-                                     int line);
+typedef void (*cuda_failure_handler)(cudaError_t err, const char *expr, const char *file, int line);
 
 cudaError_t cuda_check(cudaError_t err, const char *expr, const char *file, int line);
 

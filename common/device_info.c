@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-cudaError_t device_info_query(int ordinal, device_info *info)
-{
+cudaError_t device_info_query(int ordinal, device_info *info) {
     memset(info, 0, sizeof *info);
     info->ordinal = ordinal;
     struct cudaDeviceProp prop;
@@ -23,8 +22,8 @@ cudaError_t device_info_query(int ordinal, device_info *info)
     /* The memory clock left cudaDeviceProp in CUDA 13; the attribute remains. */
     if ((err = CUDA_CHECK(cudaDeviceGetAttribute(&info->memory_clock_khz,
                                                  cudaDevAttrMemoryClockRate, ordinal))) ||
-        (err = CUDA_CHECK(cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id,
-                                                ordinal))) ||
+        (err = CUDA_CHECK(
+             cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, ordinal))) ||
         (err = CUDA_CHECK(cudaSetDevice(ordinal))) ||
         (err = CUDA_CHECK(cudaMemGetInfo(&info->free_bytes, &info->total_bytes))) ||
         (err = CUDA_CHECK(cudaDriverGetVersion(&info->driver_version))) ||
@@ -35,8 +34,7 @@ cudaError_t device_info_query(int ordinal, device_info *info)
     return cudaSuccess;
 }
 
-const char *cuda_version_string(int version, char *buf, size_t size)
-{
+const char *cuda_version_string(int version, char *buf, size_t size) {
     snprintf(buf, size, "%d.%d", version / 1000, version % 1000 / 10);
     return buf;
 }

@@ -10,12 +10,12 @@ typedef struct device_info {
     char name[256];
     int compute_major, compute_minor;
     size_t total_bytes, free_bytes;
-    int memory_clock_khz;     /* peak memory clock */
+    int memory_clock_khz; /* peak memory clock */
     int memory_bus_width_bits;
-    double memory_gb_per_s;   /* theoretical: clock * 2 (double data rate) * bus width / 8 */
-    int copy_engines;         /* engines that can copy while the GPU computes */
-    int unified_addressing;   /* host and device pointers share one address space */
-    char pci_bus_id[32];      /* domain:bus:device.function, for NVML */
+    double memory_gb_per_s; /* theoretical: clock * 2 (double data rate) * bus width / 8 */
+    int copy_engines;       /* engines that can copy while the GPU computes */
+    int unified_addressing; /* host and device pointers share one address space */
+    char pci_bus_id[32];    /* domain:bus:device.function, for NVML */
     int driver_version, runtime_version; /* e.g. 13000 for 13.0 */
 } device_info;
 

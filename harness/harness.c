@@ -8,71 +8,60 @@
 
 /* CUDA_CHECK failing in a test's own set-up is the harness's problem, not the
  * learner's: say so, so nobody hunts for a bug in correct code. */
-static void fail_the_test(cudaError_t err, const char *expr, const char *file, int line)
-{
+static void fail_the_test(cudaError_t err, const char *expr, const char *file, int line) {
     ck_abort_msg("the test's own CUDA call %s failed at %s:%d with %s; if your code ran just "
                  "before, it may have left the GPU in an error state",
                  expr, file, line, error_text(err));
 }
 
-void course_test_begin(void)
-{
+void course_test_begin(void) {
     cuda_check_set_handler(fail_the_test);
     trace_start(); /* clears what an earlier test left */
     trace_stop();
 }
 
-void course_test_end(void)
-{
+void course_test_end(void) {
     exit(COURSE_TEST_COMPLETED);
 }
 
-const char *error_text(cudaError_t err)
-{
+const char *error_text(cudaError_t err) {
     static char text[256];
     return cuda_error_describe(err, text, sizeof text);
 }
 
-void poison_host(void *h_buffer, size_t bytes)
-{
+void poison_host(void *h_buffer, size_t bytes) {
     memset(h_buffer, POISON_BYTE, bytes);
 }
 
-void poison_device(void *d_buffer, size_t bytes)
-{
+void poison_device(void *d_buffer, size_t bytes) {
     CUDA_CHECK(cudaMemset(d_buffer, POISON_BYTE, bytes));
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void *harness_host_alloc(size_t bytes)
-{
+void *harness_host_alloc(size_t bytes) {
     void *h_buffer = malloc(bytes);
     ck_assert_msg(h_buffer != NULL, "the test could not allocate %zu bytes of host memory", bytes);
     poison_host(h_buffer, bytes);
     return h_buffer;
 }
 
-void *harness_device_alloc(size_t bytes)
-{
+void *harness_device_alloc(size_t bytes) {
     void *d_buffer = NULL;
     CUDA_CHECK(cudaMalloc(&d_buffer, bytes));
     poison_device(d_buffer, bytes);
     return d_buffer;
 }
 
-void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
-{
+void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
 }
 
-void fill_floats(float *h_values, size_t n)
-{
+void fill_floats(float *h_values, size_t n) {
     for (size_t i = 0; i < n; i++)
         h_values[i] = 1.0f + (float)(i % (1u << 22)) / 4.0f;
 }
 
-static bool is_poison(const unsigned char *bytes, size_t count)
-{
+static bool is_poison(const unsigned char *bytes, size_t count) {
     for (size_t i = 0; i < count; i++)
         if (bytes[i] != POISON_BYTE)
             return false;
@@ -80,8 +69,7 @@ static bool is_poison(const unsigned char *bytes, size_t count)
 }
 
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
-                             char *message, size_t size)
-{
+                             char *message, size_t size) {
     const size_t element = sizeof(float);
     const unsigned char *got_bytes = (const unsigned char *)got;
     const unsigned char *want_bytes = (const unsigned char *)want;
@@ -121,25 +109,22 @@ bool describe_float_mismatch(const float *got, const float *want, size_t n, cons
     return true;
 }
 
-void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what)
-{
+void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what) {
     char message[512];
     if (describe_float_mismatch(got, want, n, what, message, sizeof message))
         ck_abort_msg("%s", message);
 }
 
-void expect_everything_freed(const char *function_name)
-{
+void expect_everything_freed(const char *function_name) {
     for (size_t i = 0; i < trace_count(); i++) {
         const traced_call *allocation = trace_get(i);
         if (allocation->result != cudaSuccess || allocation->allocated == NULL)
             continue;
-        traced_function release = allocation->function == TRACED_cudaMalloc
-                                      ? TRACED_cudaFree
-                                      : (allocation->function == TRACED_cudaMallocHost ||
-                                         allocation->function == TRACED_cudaHostAlloc)
-                                            ? TRACED_cudaFreeHost
-                                            : TRACED_FUNCTION_COUNT;
+        traced_function release = allocation->function == TRACED_cudaMalloc ? TRACED_cudaFree
+                                  : (allocation->function == TRACED_cudaMallocHost ||
+                                     allocation->function == TRACED_cudaHostAlloc)
+                                      ? TRACED_cudaFreeHost
+                                      : TRACED_FUNCTION_COUNT;
         if (release == TRACED_FUNCTION_COUNT)
             continue;
         bool freed = false;
@@ -155,8 +140,7 @@ void expect_everything_freed(const char *function_name)
     }
 }
 
-const char *trace_summary(void)
-{
+const char *trace_summary(void) {
     static char summary[4096];
     size_t used = 0;
     summary[0] = '\0';
@@ -166,9 +150,8 @@ const char *trace_summary(void)
                                traced_function_name(call->function));
         used += written > 0 ? (size_t)written : 0;
         if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
-            written = snprintf(summary + used, sizeof summary - used,
-                               "(%zu bytes, %s: %s to %s)", call->bytes,
-                               memcpy_kind_name(call->kind),
+            written = snprintf(summary + used, sizeof summary - used, "(%zu bytes, %s: %s to %s)",
+                               call->bytes, memcpy_kind_name(call->kind),
                                memory_location_name(call->src_location),
                                memory_location_name(call->dst_location));
         else if (call->bytes)
@@ -186,20 +169,23 @@ const char *trace_summary(void)
     return summary;
 }
 
-static const char *direction_words(enum cudaMemcpyKind kind)
-{
+static const char *direction_words(enum cudaMemcpyKind kind) {
     switch (kind) {
-    case cudaMemcpyHostToDevice: return "from host to device";
-    case cudaMemcpyDeviceToHost: return "from device to host";
-    case cudaMemcpyDeviceToDevice: return "from device to device";
-    case cudaMemcpyHostToHost: return "from host to host";
-    default: return "in the direction its pointers say";
+    case cudaMemcpyHostToDevice:
+        return "from host to device";
+    case cudaMemcpyDeviceToHost:
+        return "from device to host";
+    case cudaMemcpyDeviceToDevice:
+        return "from device to device";
+    case cudaMemcpyHostToHost:
+        return "from host to host";
+    default:
+        return "in the direction its pointers say";
     }
 }
 
 void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
-                   enum cudaMemcpyKind expected_direction, const char *what)
-{
+                   enum cudaMemcpyKind expected_direction, const char *what) {
     const traced_call *call = trace_nth(TRACED_cudaMemcpy, nth);
     ck_assert_msg(call != NULL,
                   "expected cudaMemcpy number %zu (%s), but only %zu were made. The calls were:%s",
@@ -210,8 +196,8 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                          "number of elements: cudaMemcpy's count is in bytes, so pass "
                          "n * sizeof(element) = %zu",
                          nth, what, call->bytes, expected_bytes);
-        ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes; it should move %zu",
-                     nth, what, call->bytes, expected_bytes);
+        ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes; it should move %zu", nth,
+                     what, call->bytes, expected_bytes);
     }
     enum cudaMemcpyKind actual = memcpy_kind_for(call->dst_location, call->src_location);
     ck_assert_msg(actual == expected_direction,

@@ -45,15 +45,13 @@ _Noreturn void course_test_end(void);
 
 #define COURSE_TEST(test_name, test_points)                                                        \
     static void test_name##_body(void);                                                            \
-    START_TEST(test_name)                                                                          \
-    {                                                                                              \
+    START_TEST(test_name) {                                                                        \
         course_test_begin();                                                                       \
         test_name##_body();                                                                        \
         course_test_end();                                                                         \
     }                                                                                              \
     END_TEST                                                                                       \
-    __attribute__((constructor)) static void test_name##_register(void)                            \
-    {                                                                                              \
+    __attribute__((constructor)) static void test_name##_register(void) {                          \
         course_register_test(test_name, test_points, __LINE__);                                    \
     }                                                                                              \
     static void test_name##_body(void)
@@ -64,9 +62,9 @@ _Noreturn void course_test_end(void);
 #define POISON_BYTE 0xFF
 
 void poison_host(void *h_buffer, size_t bytes);
-void poison_device(void *d_buffer, size_t bytes);          /* fails the test on error */
-void *harness_host_alloc(size_t bytes);                    /* poisoned; fails the test if out of memory */
-void *harness_device_alloc(size_t bytes);                  /* poisoned device memory */
+void poison_device(void *d_buffer, size_t bytes); /* fails the test on error */
+void *harness_host_alloc(size_t bytes);           /* poisoned; fails the test if out of memory */
+void *harness_device_alloc(size_t bytes);         /* poisoned device memory */
 void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Recognisable values: element i is 1 + i / 4 (exact in float for the sizes used here). */
 void fill_floats(float *h_values, size_t n);
@@ -99,7 +97,8 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
 /* Fails the test if any traced allocation of device or pinned memory was not freed. */
 void expect_everything_freed(const char *function_name);
 
-/* One line per traced call, for a failure message: "cudaMemcpy(4096 bytes, HostToDevice) -> ...". */
+/* One line per traced call, for a failure message: "cudaMemcpy(4096 bytes, HostToDevice) -> ...".
+ */
 const char *trace_summary(void);
 
 #endif

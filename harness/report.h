@@ -21,8 +21,8 @@ typedef struct report_options {
     const char *json_path;  /* where the machine-readable result goes, if anywhere */
     const char *tally_path; /* a line per exercise is appended here, for the summary */
     bool color;
-    bool verbose;           /* list passing tests too */
-    bool not_started;       /* every test failed and the file still has its TODO */
+    bool verbose;     /* list passing tests too */
+    bool not_started; /* every test failed and the file still has its TODO */
 } report_options;
 
 /* Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */

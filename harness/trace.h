@@ -35,25 +35,25 @@ typedef enum memory_location {
 typedef struct traced_call {
     traced_function function;
     cudaError_t result;
-    bool injected;           /* the harness made this call fail; the runtime never saw it */
-    void *dst;               /* cudaMemcpy*, cudaMemset: destination; cudaFree*: the pointer */
+    bool injected; /* the harness made this call fail; the runtime never saw it */
+    void *dst;     /* cudaMemcpy*, cudaMemset: destination; cudaFree*: the pointer */
     const void *src;
     memory_location dst_location, src_location;
-    size_t bytes;            /* copies, sets and allocations */
+    size_t bytes; /* copies, sets and allocations */
     enum cudaMemcpyKind kind;
-    void *allocated;         /* what an allocation returned through its out-parameter */
+    void *allocated; /* what an allocation returned through its out-parameter */
     cudaEvent_t event, end_event;
     cudaStream_t stream;
-    double host_ms;          /* host clock when the call returned */
+    double host_ms; /* host clock when the call returned */
 } traced_call;
 
-void trace_start(void);      /* forget earlier calls and injections, start recording */
-void trace_resume(void);     /* record again, keeping what was recorded and armed */
+void trace_start(void);  /* forget earlier calls and injections, start recording */
+void trace_resume(void); /* record again, keeping what was recorded and armed */
 void trace_stop(void);
 bool trace_is_on(void);
 
-size_t trace_count(void);                           /* calls recorded, all functions */
-const traced_call *trace_get(size_t index);         /* 0-based over all calls, NULL past the end */
+size_t trace_count(void);                   /* calls recorded, all functions */
+const traced_call *trace_get(size_t index); /* 0-based over all calls, NULL past the end */
 size_t trace_count_of(traced_function function);
 const traced_call *trace_nth(traced_function function, size_t n); /* 1-based; NULL if fewer */
 bool trace_overflowed(void); /* more calls were made than the trace keeps */

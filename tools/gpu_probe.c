@@ -7,8 +7,7 @@
 
 #include <stdio.h>
 
-int main(void)
-{
+int main(void) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     char described[256];
@@ -22,7 +21,7 @@ int main(void)
     }
     struct cudaDeviceProp prop;
     err = cudaGetDeviceProperties(&prop, 0);
-    printf("%s\n", err == cudaSuccess ? prop.name : cuda_error_describe(err, described,
-                                                                          sizeof described));
+    printf("%s\n",
+           err == cudaSuccess ? prop.name : cuda_error_describe(err, described, sizeof described));
     return err == cudaSuccess ? 0 : 1;
 }

@@ -1,12 +1,12 @@
 /* roundtrip--no-free-on-error.c - known mistake: an early return skips the free.
  *
  * Right on the happy path; when a copy fails, the buffer leaks.
- * expect: after the copy up failed, allocated 4096 bytes with cudaMalloc and returned without cudaFree
+ * expect: after the copy up failed, allocated 4096 bytes with cudaMalloc and returned without
+ * cudaFree
  */
 #include "roundtrip.h"
 
-cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
-{
+cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n) {
     const size_t bytes = n * sizeof(float);
     float *d_buffer = NULL;
     cudaError_t err = cudaMalloc((void **)&d_buffer, bytes);
