@@ -4,19 +4,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void exit_on_failure(cudaError_t err, const char *expr, const char *file, int line) {
+static void exit_on_failure(cudaError_t err, const char *expr, const char *file, int line)
+{
     (void)err, (void)expr, (void)file, (void)line;
     exit(EXIT_FAILURE);
 }
 
 static cuda_failure_handler current_handler = exit_on_failure;
 
-const char *cuda_error_describe(cudaError_t err, char *buf, size_t size) {
+const char *cuda_error_describe(cudaError_t err, char *buf, size_t size)
+{
     snprintf(buf, size, "%s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
     return buf;
 }
 
-cudaError_t cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
+cudaError_t cuda_check(cudaError_t err, const char *expr, const char *file, int line)
+{
     if (err == cudaSuccess)
         return err;
     char described[256];
@@ -27,7 +30,8 @@ cudaError_t cuda_check(cudaError_t err, const char *expr, const char *file, int 
     return err;
 }
 
-cuda_failure_handler cuda_check_set_handler(cuda_failure_handler handler) {
+cuda_failure_handler cuda_check_set_handler(cuda_failure_handler handler)
+{
     cuda_failure_handler old = current_handler;
     current_handler = handler ? handler : exit_on_failure;
     return old;

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-cudaError_t device_info_query(int ordinal, device_info *info) {
+cudaError_t device_info_query(int ordinal, device_info *info)
+{
     memset(info, 0, sizeof *info);
     info->ordinal = ordinal;
     struct cudaDeviceProp prop;
@@ -34,7 +35,8 @@ cudaError_t device_info_query(int ordinal, device_info *info) {
     return cudaSuccess;
 }
 
-const char *cuda_version_string(int version, char *buf, size_t size) {
+const char *cuda_version_string(int version, char *buf, size_t size)
+{
     snprintf(buf, size, "%d.%d", version / 1000, version % 1000 / 10);
     return buf;
 }

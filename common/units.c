@@ -9,13 +9,15 @@
 #include <string.h>
 #include <strings.h>
 
-double bandwidth_gb_per_s(size_t bytes, double milliseconds) {
+double bandwidth_gb_per_s(size_t bytes, double milliseconds)
+{
     if (milliseconds <= 0)
         return 0;
     return (double)bytes / BYTES_PER_GB / (milliseconds / 1e3);
 }
 
-const char *format_bytes(size_t bytes, char *buf, size_t size) {
+const char *format_bytes(size_t bytes, char *buf, size_t size)
+{
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double value = (double)bytes;
     size_t u = 0;
@@ -30,7 +32,8 @@ const char *format_bytes(size_t bytes, char *buf, size_t size) {
     return buf;
 }
 
-bool parse_size(const char *text, size_t *bytes) {
+bool parse_size(const char *text, size_t *bytes)
+{
     if (text == NULL || !isdigit((unsigned char)text[0]))
         return false;
     errno = 0;
@@ -40,8 +43,7 @@ bool parse_size(const char *text, size_t *bytes) {
         return false;
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case '\0':
-        break;
+    case '\0': break;
     case 'K':
         shift = 10;
         end++;
@@ -54,10 +56,8 @@ bool parse_size(const char *text, size_t *bytes) {
         shift = 30;
         end++;
         break;
-    case 'B':
-        break;
-    default:
-        return false;
+    case 'B': break;
+    default: return false;
     }
     /* Accept "K", "KB", "KiB", "B" after the number, nothing else. */
     if (shift != 0 && (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0))
@@ -70,12 +70,14 @@ bool parse_size(const char *text, size_t *bytes) {
     return true;
 }
 
-static int compare_doubles(const void *a, const void *b) {
+static int compare_doubles(const void *a, const void *b)
+{
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-double median_of(double *values, size_t n) {
+double median_of(double *values, size_t n)
+{
     if (n == 0)
         return 0;
     qsort(values, n, sizeof *values, compare_doubles);

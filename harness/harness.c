@@ -8,60 +8,71 @@
 
 /* CUDA_CHECK failing in a test's own set-up is the harness's problem, not the
  * learner's: say so, so nobody hunts for a bug in correct code. */
-static void fail_the_test(cudaError_t err, const char *expr, const char *file, int line) {
+static void fail_the_test(cudaError_t err, const char *expr, const char *file, int line)
+{
     ck_abort_msg("the test's own CUDA call %s failed at %s:%d with %s; if your code ran just "
                  "before, it may have left the GPU in an error state",
                  expr, file, line, error_text(err));
 }
 
-void course_test_begin(void) {
+void course_test_begin(void)
+{
     cuda_check_set_handler(fail_the_test);
     trace_start(); /* clears what an earlier test left */
     trace_stop();
 }
 
-void course_test_end(void) {
+void course_test_end(void)
+{
     exit(COURSE_TEST_COMPLETED);
 }
 
-const char *error_text(cudaError_t err) {
+const char *error_text(cudaError_t err)
+{
     static char text[256];
     return cuda_error_describe(err, text, sizeof text);
 }
 
-void poison_host(void *h_buffer, size_t bytes) {
+void poison_host(void *h_buffer, size_t bytes)
+{
     memset(h_buffer, POISON_BYTE, bytes);
 }
 
-void poison_device(void *d_buffer, size_t bytes) {
+void poison_device(void *d_buffer, size_t bytes)
+{
     CUDA_CHECK(cudaMemset(d_buffer, POISON_BYTE, bytes));
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void *harness_host_alloc(size_t bytes) {
+void *harness_host_alloc(size_t bytes)
+{
     void *h_buffer = malloc(bytes);
     ck_assert_msg(h_buffer != NULL, "the test could not allocate %zu bytes of host memory", bytes);
     poison_host(h_buffer, bytes);
     return h_buffer;
 }
 
-void *harness_device_alloc(size_t bytes) {
+void *harness_device_alloc(size_t bytes)
+{
     void *d_buffer = NULL;
     CUDA_CHECK(cudaMalloc(&d_buffer, bytes));
     poison_device(d_buffer, bytes);
     return d_buffer;
 }
 
-void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
+void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
 }
 
-void fill_floats(float *h_values, size_t n) {
+void fill_floats(float *h_values, size_t n)
+{
     for (size_t i = 0; i < n; i++)
         h_values[i] = 1.0f + (float)(i % (1u << 22)) / 4.0f;
 }
 
-static bool is_poison(const unsigned char *bytes, size_t count) {
+static bool is_poison(const unsigned char *bytes, size_t count)
+{
     for (size_t i = 0; i < count; i++)
         if (bytes[i] != POISON_BYTE)
             return false;
@@ -69,7 +80,8 @@ static bool is_poison(const unsigned char *bytes, size_t count) {
 }
 
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
-                             char *message, size_t size) {
+                             char *message, size_t size)
+{
     const size_t element = sizeof(float);
     const unsigned char *got_bytes = (const unsigned char *)got;
     const unsigned char *want_bytes = (const unsigned char *)want;
@@ -109,13 +121,15 @@ bool describe_float_mismatch(const float *got, const float *want, size_t n, cons
     return true;
 }
 
-void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what) {
+void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what)
+{
     char message[512];
     if (describe_float_mismatch(got, want, n, what, message, sizeof message))
         ck_abort_msg("%s", message);
 }
 
-void expect_everything_freed(const char *function_name) {
+void expect_everything_freed(const char *function_name)
+{
     for (size_t i = 0; i < trace_count(); i++) {
         const traced_call *allocation = trace_get(i);
         if (allocation->result != cudaSuccess || allocation->allocated == NULL)
@@ -140,7 +154,8 @@ void expect_everything_freed(const char *function_name) {
     }
 }
 
-const char *trace_summary(void) {
+const char *trace_summary(void)
+{
     static char summary[4096];
     size_t used = 0;
     summary[0] = '\0';
@@ -169,23 +184,20 @@ const char *trace_summary(void) {
     return summary;
 }
 
-static const char *direction_words(enum cudaMemcpyKind kind) {
+static const char *direction_words(enum cudaMemcpyKind kind)
+{
     switch (kind) {
-    case cudaMemcpyHostToDevice:
-        return "from host to device";
-    case cudaMemcpyDeviceToHost:
-        return "from device to host";
-    case cudaMemcpyDeviceToDevice:
-        return "from device to device";
-    case cudaMemcpyHostToHost:
-        return "from host to host";
-    default:
-        return "in the direction its pointers say";
+    case cudaMemcpyHostToDevice: return "from host to device";
+    case cudaMemcpyDeviceToHost: return "from device to host";
+    case cudaMemcpyDeviceToDevice: return "from device to device";
+    case cudaMemcpyHostToHost: return "from host to host";
+    default: return "in the direction its pointers say";
     }
 }
 
 void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
-                   enum cudaMemcpyKind expected_direction, const char *what) {
+                   enum cudaMemcpyKind expected_direction, const char *what)
+{
     const traced_call *call = trace_nth(TRACED_cudaMemcpy, nth);
     ck_assert_msg(call != NULL,
                   "expected cudaMemcpy number %zu (%s), but only %zu were made. The calls were:%s",

@@ -45,13 +45,15 @@ _Noreturn void course_test_end(void);
 
 #define COURSE_TEST(test_name, test_points)                                                        \
     static void test_name##_body(void);                                                            \
-    START_TEST(test_name) {                                                                        \
+    START_TEST(test_name)                                                                          \
+    {                                                                                              \
         course_test_begin();                                                                       \
         test_name##_body();                                                                        \
         course_test_end();                                                                         \
     }                                                                                              \
     END_TEST                                                                                       \
-    __attribute__((constructor)) static void test_name##_register(void) {                          \
+    __attribute__((constructor)) static void test_name##_register(void)                            \
+    {                                                                                              \
         course_register_test(test_name, test_points, __LINE__);                                    \
     }                                                                                              \
     static void test_name##_body(void)

@@ -12,14 +12,16 @@
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
-bool report_color_wanted(void) {
+bool report_color_wanted(void)
+{
     const char *no_color = getenv("NO_COLOR");
     if (no_color != NULL && no_color[0] != '\0')
         return false;
     return isatty(STDOUT_FILENO);
 }
 
-static const char *paint(const report_options *options, const char *code) {
+static const char *paint(const report_options *options, const char *code)
+{
     return options->color ? code : "";
 }
 
@@ -27,7 +29,8 @@ typedef struct totals {
     int passed, points, max_points;
 } totals;
 
-static totals add_up(const test_outcome *outcomes, int count) {
+static totals add_up(const test_outcome *outcomes, int count)
+{
     totals sum = {0, 0, 0};
     for (int t = 0; t < count; t++) {
         sum.max_points += outcomes[t].points;
@@ -40,7 +43,8 @@ static totals add_up(const test_outcome *outcomes, int count) {
 }
 
 /* Prints text with every line after the first indented by `indent`. */
-static void print_indented(const char *text, const char *indent) {
+static void print_indented(const char *text, const char *indent)
+{
     for (const char *c = text; *c; c++) {
         putchar(*c);
         if (*c == '\n' && c[1] != '\0')
@@ -49,25 +53,16 @@ static void print_indented(const char *text, const char *indent) {
     putchar('\n');
 }
 
-void json_write_string(FILE *out, const char *s) {
+void json_write_string(FILE *out, const char *s)
+{
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         switch (*c) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
         default:
             if (*c < 0x20)
                 fprintf(out, "\\u%04x", *c);
@@ -78,13 +73,15 @@ void json_write_string(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-static const char *status_word(const report_options *options, bool all_passed) {
+static const char *status_word(const report_options *options, bool all_passed)
+{
     return all_passed ? "passed" : options->not_started ? "not_started" : "failed";
 }
 
 /* Written to a temporary name and renamed, so a reader never sees half a file. */
 static void write_json(const report_options *options, const test_outcome *outcomes, int count,
-                       const char *status, const char *note) {
+                       const char *status, const char *note)
+{
     if (options->json_path == NULL)
         return;
     char temporary[4096];
@@ -122,7 +119,8 @@ static void write_json(const report_options *options, const test_outcome *outcom
     }
 }
 
-static void append_tally(const report_options *options, const char *status, totals sum, int count) {
+static void append_tally(const report_options *options, const char *status, totals sum, int count)
+{
     if (options->tally_path == NULL)
         return;
     FILE *out = fopen(options->tally_path, "a");
@@ -135,7 +133,8 @@ static void append_tally(const report_options *options, const char *status, tota
     fclose(out);
 }
 
-void report_results(const report_options *options, const test_outcome *outcomes, int count) {
+void report_results(const report_options *options, const test_outcome *outcomes, int count)
+{
     totals sum = add_up(outcomes, count);
     bool all_passed = sum.passed == count;
     const char *status = status_word(options, all_passed);
@@ -177,7 +176,8 @@ void report_results(const report_options *options, const test_outcome *outcomes,
 }
 
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
-                   const char *why) {
+                   const char *why)
+{
     printf("%sSKIP%s  %-28s no CUDA device: %s\n", paint(options, YELLOW BOLD),
            paint(options, RESET), options->exercise->id, why);
     fflush(stdout);
@@ -192,7 +192,8 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
     free(unrun);
 }
 
-void report_rubric(const report_options *options, const test_outcome *outcomes, int count) {
+void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
+{
     (void)options;
     for (int t = 0; t < count; t++)
         printf("%d\t%s\n", outcomes[t].points, outcomes[t].sentence);

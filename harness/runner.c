@@ -33,7 +33,8 @@ static struct {
 } registered[MAX_TESTS];
 static int registered_count;
 
-void course_register_test(const TTest *test, int points, int line) {
+void course_register_test(const TTest *test, int points, int line)
+{
     if (registered_count == MAX_TESTS) {
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
         exit(2);
@@ -44,14 +45,16 @@ void course_register_test(const TTest *test, int points, int line) {
     registered_count++;
 }
 
-static int by_line(const void *a, const void *b) {
+static int by_line(const void *a, const void *b)
+{
     const int x = ((const __typeof__(registered[0]) *)a)->line;
     const int y = ((const __typeof__(registered[0]) *)b)->line;
     return (x > y) - (x < y);
 }
 
 /* "the_floats_come_back_unchanged" reads as "the floats come back unchanged". */
-static void sentence_from_name(const char *name, char *sentence, size_t size) {
+static void sentence_from_name(const char *name, char *sentence, size_t size)
+{
     snprintf(sentence, size, "%s", name);
     for (char *c = sentence; *c; c++)
         if (*c == '_')
@@ -59,7 +62,8 @@ static void sentence_from_name(const char *name, char *sentence, size_t size) {
 }
 
 /* Asks, in a child process, whether the runtime sees a device; the reason goes in `why`. */
-static bool gpu_present(char *why, size_t size) {
+static bool gpu_present(char *why, size_t size)
+{
     int channel[2];
     if (pipe(channel) != 0) {
         snprintf(why, size, "could not create a pipe: %s", strerror(errno));
@@ -98,14 +102,16 @@ static bool gpu_present(char *why, size_t size) {
     return false;
 }
 
-static double timeout_seconds(void) {
+static double timeout_seconds(void)
+{
     const char *text = getenv("COURSE_TEST_TIMEOUT");
     double seconds = text ? strtod(text, NULL) : 0;
     return seconds > 0 ? seconds : DEFAULT_TIMEOUT_S;
 }
 
 /* Check's words for a test that did not finish, in the learner's terms. */
-static void explain_error(const char *message, double timeout, char *out, size_t size) {
+static void explain_error(const char *message, double timeout, char *out, size_t size)
+{
     int signal_number = 0, exit_value = 0;
     if (strstr(message, "timeout") != NULL)
         snprintf(out, size,
@@ -126,7 +132,8 @@ static void explain_error(const char *message, double timeout, char *out, size_t
         snprintf(out, size, "%s", message);
 }
 
-static bool source_is_untouched_stub(const char *path) {
+static bool source_is_untouched_stub(const char *path)
+{
     if (path == NULL)
         return false;
     FILE *file = fopen(path, "r");
@@ -140,7 +147,8 @@ static bool source_is_untouched_stub(const char *path) {
     return has_todo;
 }
 
-static void usage(const char *program) {
+static void usage(const char *program)
+{
     fprintf(stderr,
             "usage: %s [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color] "
             "[--verbose] [--rubric]\n",
@@ -148,7 +156,8 @@ static void usage(const char *program) {
     exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     report_options options = {.color = report_color_wanted(), .exercise = &course_exercise_info};
     bool rubric_only = false;
     for (int i = 1; i < argc; i++) {

@@ -32,7 +32,8 @@
     } while (0)
 
 DECLARE_REAL(cudaError_t, cudaMalloc, (void **, size_t))
-cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes) {
+cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
+{
     BEGIN(cudaMalloc);
     call.bytes = bytes;
     if (!fail) {
@@ -43,14 +44,16 @@ cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes) {
 }
 
 DECLARE_REAL(cudaError_t, cudaFree, (void *))
-cudaError_t __wrap_cudaFree(void *ptr) {
+cudaError_t __wrap_cudaFree(void *ptr)
+{
     BEGIN(cudaFree);
     call.dst = ptr;
     FINISH(__real_cudaFree(ptr));
 }
 
 DECLARE_REAL(cudaError_t, cudaMallocHost, (void **, size_t))
-cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes) {
+cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
+{
     BEGIN(cudaMallocHost);
     call.bytes = bytes;
     if (!fail) {
@@ -61,7 +64,8 @@ cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes) {
 }
 
 DECLARE_REAL(cudaError_t, cudaHostAlloc, (void **, size_t, unsigned int))
-cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags) {
+cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
+{
     BEGIN(cudaHostAlloc);
     call.bytes = bytes;
     if (!fail) {
@@ -72,14 +76,16 @@ cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags) {
 }
 
 DECLARE_REAL(cudaError_t, cudaFreeHost, (void *))
-cudaError_t __wrap_cudaFreeHost(void *ptr) {
+cudaError_t __wrap_cudaFreeHost(void *ptr)
+{
     BEGIN(cudaFreeHost);
     call.dst = ptr;
     FINISH(__real_cudaFreeHost(ptr));
 }
 
 /* Copies and sets: where both ends live is looked up before the call runs. */
-static void locate_ends(traced_call *call, void *dst, const void *src, size_t bytes) {
+static void locate_ends(traced_call *call, void *dst, const void *src, size_t bytes)
+{
     call->dst = dst;
     call->src = src;
     call->bytes = bytes;
@@ -88,7 +94,8 @@ static void locate_ends(traced_call *call, void *dst, const void *src, size_t by
 }
 
 DECLARE_REAL(cudaError_t, cudaMemcpy, (void *, const void *, size_t, enum cudaMemcpyKind))
-cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
+cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
     BEGIN(cudaMemcpy);
     if (tracing)
         locate_ends(&call, dst, src, bytes);
@@ -99,7 +106,8 @@ cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cud
 DECLARE_REAL(cudaError_t, cudaMemcpyAsync,
              (void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t))
 cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
-                                   enum cudaMemcpyKind kind, cudaStream_t stream) {
+                                   enum cudaMemcpyKind kind, cudaStream_t stream)
+{
     BEGIN(cudaMemcpyAsync);
     if (tracing)
         locate_ends(&call, dst, src, bytes);
@@ -109,7 +117,8 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
 }
 
 DECLARE_REAL(cudaError_t, cudaMemset, (void *, int, size_t))
-cudaError_t __wrap_cudaMemset(void *dst, int value, size_t bytes) {
+cudaError_t __wrap_cudaMemset(void *dst, int value, size_t bytes)
+{
     BEGIN(cudaMemset);
     if (tracing)
         locate_ends(&call, dst, NULL, bytes);
@@ -117,7 +126,8 @@ cudaError_t __wrap_cudaMemset(void *dst, int value, size_t bytes) {
 }
 
 DECLARE_REAL(cudaError_t, cudaEventCreate, (cudaEvent_t *))
-cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
+cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event)
+{
     BEGIN(cudaEventCreate);
     if (!fail) {
         error = __real_cudaEventCreate(event);
@@ -127,7 +137,8 @@ cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
 }
 
 DECLARE_REAL(cudaError_t, cudaEventRecord, (cudaEvent_t, cudaStream_t))
-cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
     BEGIN(cudaEventRecord);
     call.event = event;
     call.stream = stream;
@@ -135,14 +146,16 @@ cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 DECLARE_REAL(cudaError_t, cudaEventSynchronize, (cudaEvent_t))
-cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
+cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event)
+{
     BEGIN(cudaEventSynchronize);
     call.event = event;
     FINISH(__real_cudaEventSynchronize(event));
 }
 
 DECLARE_REAL(cudaError_t, cudaEventElapsedTime, (float *, cudaEvent_t, cudaEvent_t))
-cudaError_t __wrap_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+cudaError_t __wrap_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
     BEGIN(cudaEventElapsedTime);
     call.event = start;
     call.end_event = end;
@@ -150,20 +163,23 @@ cudaError_t __wrap_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_
 }
 
 DECLARE_REAL(cudaError_t, cudaEventDestroy, (cudaEvent_t))
-cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
+cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event)
+{
     BEGIN(cudaEventDestroy);
     call.event = event;
     FINISH(__real_cudaEventDestroy(event));
 }
 
 DECLARE_REAL(cudaError_t, cudaDeviceSynchronize, (void))
-cudaError_t __wrap_cudaDeviceSynchronize(void) {
+cudaError_t __wrap_cudaDeviceSynchronize(void)
+{
     BEGIN(cudaDeviceSynchronize);
     FINISH(__real_cudaDeviceSynchronize());
 }
 
 DECLARE_REAL(cudaError_t, cudaStreamCreate, (cudaStream_t *))
-cudaError_t __wrap_cudaStreamCreate(cudaStream_t *stream) {
+cudaError_t __wrap_cudaStreamCreate(cudaStream_t *stream)
+{
     BEGIN(cudaStreamCreate);
     if (!fail) {
         error = __real_cudaStreamCreate(stream);
@@ -173,14 +189,16 @@ cudaError_t __wrap_cudaStreamCreate(cudaStream_t *stream) {
 }
 
 DECLARE_REAL(cudaError_t, cudaStreamSynchronize, (cudaStream_t))
-cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
+cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream)
+{
     BEGIN(cudaStreamSynchronize);
     call.stream = stream;
     FINISH(__real_cudaStreamSynchronize(stream));
 }
 
 DECLARE_REAL(cudaError_t, cudaStreamDestroy, (cudaStream_t))
-cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
+cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
+{
     BEGIN(cudaStreamDestroy);
     call.stream = stream;
     FINISH(__real_cudaStreamDestroy(stream));

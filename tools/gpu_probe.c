@@ -7,7 +7,8 @@
 
 #include <stdio.h>
 
-int main(void) {
+int main(void)
+{
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     char described[256];

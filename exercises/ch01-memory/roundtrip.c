@@ -7,7 +7,8 @@
  */
 #include "roundtrip.h"
 
-cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n) {
+cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
+{
     (void)h_in;
     (void)h_out;
     (void)n;

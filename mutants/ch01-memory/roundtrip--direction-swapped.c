@@ -6,7 +6,8 @@
  */
 #include "roundtrip.h"
 
-cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n) {
+cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
+{
     const size_t bytes = n * sizeof(float);
     float *d_buffer = NULL;
     cudaError_t err = cudaMalloc((void **)&d_buffer, bytes);

@@ -14,18 +14,21 @@ enum { N = 1024 };
 static float want[N], got[N];
 static char message[512];
 
-static void setup(void) {
+static void setup(void)
+{
     fill_floats(want, N);
     poison_host(got, sizeof got);
 }
 
-START_TEST(equal_floats_need_no_diagnosis) {
+START_TEST(equal_floats_need_no_diagnosis)
+{
     memcpy(got, want, sizeof got);
     ck_assert(!describe_float_mismatch(got, want, N, "x", message, sizeof message));
 }
 END_TEST
 
-START_TEST(n_bytes_instead_of_n_floats_is_named_as_the_bytes_pitfall) {
+START_TEST(n_bytes_instead_of_n_floats_is_named_as_the_bytes_pitfall)
+{
     memcpy(got, want, N); /* the mistake: N bytes, a quarter of the floats */
     ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
     ck_assert_msg(strstr(message, "only the first 256 of 1024 floats") != NULL, "%s", message);
@@ -33,13 +36,15 @@ START_TEST(n_bytes_instead_of_n_floats_is_named_as_the_bytes_pitfall) {
 }
 END_TEST
 
-START_TEST(nothing_copied_is_named_as_untouched_poison) {
+START_TEST(nothing_copied_is_named_as_untouched_poison)
+{
     ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
     ck_assert_msg(strstr(message, "none of the 1024 floats") != NULL, "%s", message);
 }
 END_TEST
 
-START_TEST(a_short_copy_of_another_length_is_called_short) {
+START_TEST(a_short_copy_of_another_length_is_called_short)
+{
     memcpy(got, want, 100 * sizeof(float));
     ck_assert(describe_float_mismatch(got, want, N, "the copy", message, sizeof message));
     ck_assert_msg(strstr(message, "only the first 100 of 1024") != NULL, "%s", message);
@@ -47,7 +52,8 @@ START_TEST(a_short_copy_of_another_length_is_called_short) {
 }
 END_TEST
 
-START_TEST(wrong_values_name_the_first_wrong_element) {
+START_TEST(wrong_values_name_the_first_wrong_element)
+{
     memcpy(got, want, sizeof got);
     got[17] = -1.0f;
     got[900] = 0.0f;
@@ -57,7 +63,8 @@ START_TEST(wrong_values_name_the_first_wrong_element) {
 }
 END_TEST
 
-START_TEST(json_strings_escape_quotes_backslashes_and_control_characters) {
+START_TEST(json_strings_escape_quotes_backslashes_and_control_characters)
+{
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
@@ -68,7 +75,8 @@ START_TEST(json_strings_escape_quotes_backslashes_and_control_characters) {
 }
 END_TEST
 
-START_TEST(the_kind_follows_from_where_the_pointers_live) {
+START_TEST(the_kind_follows_from_where_the_pointers_live)
+{
     ck_assert_int_eq(memcpy_kind_for(LOCATION_DEVICE, LOCATION_PAGEABLE_HOST),
                      cudaMemcpyHostToDevice);
     ck_assert_int_eq(memcpy_kind_for(LOCATION_PINNED_HOST, LOCATION_DEVICE),
@@ -80,7 +88,8 @@ START_TEST(the_kind_follows_from_where_the_pointers_live) {
 }
 END_TEST
 
-START_TEST(injected_failures_hit_the_nth_call_only) {
+START_TEST(injected_failures_hit_the_nth_call_only)
+{
     trace_start();
     trace_inject_failure(TRACED_cudaMemcpy, 2, cudaErrorInvalidValue);
     cudaError_t error = cudaSuccess;
@@ -94,7 +103,8 @@ START_TEST(injected_failures_hit_the_nth_call_only) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *suite = suite_create("harness");
     TCase *tc = tcase_create("diagnostics");
     tcase_add_checked_fixture(tc, setup, NULL);

@@ -7,14 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-START_TEST(a_gigabyte_in_a_second_is_one_gb_per_s) {
+START_TEST(a_gigabyte_in_a_second_is_one_gb_per_s)
+{
     ck_assert_double_eq_tol(bandwidth_gb_per_s(1000000000u, 1000.0), 1.0, 1e-12);
     ck_assert_double_eq_tol(bandwidth_gb_per_s((size_t)1 << 30, 1000.0), 1.073741824, 1e-12);
     ck_assert_double_eq(bandwidth_gb_per_s(4096, 0.0), 0.0);
 }
 END_TEST
 
-START_TEST(sizes_parse_with_binary_suffixes) {
+START_TEST(sizes_parse_with_binary_suffixes)
+{
     size_t bytes = 0;
     ck_assert(parse_size("4096", &bytes) && bytes == 4096);
     ck_assert(parse_size("64K", &bytes) && bytes == 65536);
@@ -25,7 +27,8 @@ START_TEST(sizes_parse_with_binary_suffixes) {
 }
 END_TEST
 
-START_TEST(bad_sizes_are_refused) {
+START_TEST(bad_sizes_are_refused)
+{
     size_t bytes = 7;
     const char *bad[] = {
         "", "0", "-4", "K", "12Q", "1.5G", "4 K", "99999999999999999999", "17179869184G"};
@@ -36,7 +39,8 @@ START_TEST(bad_sizes_are_refused) {
 }
 END_TEST
 
-START_TEST(sizes_format_in_binary_units) {
+START_TEST(sizes_format_in_binary_units)
+{
     char text[32];
     ck_assert_str_eq(format_bytes(4, text, sizeof text), "4 B");
     ck_assert_str_eq(format_bytes(4096, text, sizeof text), "4 KiB");
@@ -45,7 +49,8 @@ START_TEST(sizes_format_in_binary_units) {
 }
 END_TEST
 
-START_TEST(the_median_is_the_middle_value) {
+START_TEST(the_median_is_the_middle_value)
+{
     double odd[] = {5, 1, 3};
     double even[] = {4, 1, 3, 2};
     ck_assert_double_eq(median_of(odd, 3), 3);
@@ -54,7 +59,8 @@ START_TEST(the_median_is_the_middle_value) {
 }
 END_TEST
 
-START_TEST(pcie_gen5_x16_carries_63_gb_per_s_each_way) {
+START_TEST(pcie_gen5_x16_carries_63_gb_per_s_each_way)
+{
     /* 32 GT/s x 16 lanes x 128/130 / 8 bits = 63.015 GB/s */
     ck_assert_double_eq_tol(pcie_gb_per_s(5, 16), 63.0153846, 1e-6);
     ck_assert_double_eq_tol(pcie_gb_per_s(3, 16), 15.7538462, 1e-6);
@@ -65,7 +71,8 @@ START_TEST(pcie_gen5_x16_carries_63_gb_per_s_each_way) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
     Suite *suite = suite_create("common");
     TCase *tc = tcase_create("units");
     tcase_add_test(tc, a_gigabyte_in_a_second_is_one_gb_per_s);

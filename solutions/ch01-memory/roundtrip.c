@@ -1,7 +1,8 @@
 /* roundtrip.c - allocate a device buffer, copy n floats up, copy them back, free it. */
 #include "roundtrip.h"
 
-cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n) {
+cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
+{
     const size_t bytes = n * sizeof(float); /* cudaMemcpy counts bytes, not elements */
     float *d_buffer = NULL;
 

@@ -14,7 +14,8 @@ COURSE_EXERCISE(
 
 /* Runs roundtrip_floats on n recognisable floats into a poisoned output; the
  * trace holds its calls afterwards. */
-static cudaError_t run_roundtrip(size_t n, float **h_in, float **h_out) {
+static cudaError_t run_roundtrip(size_t n, float **h_in, float **h_out)
+{
     *h_in = harness_host_alloc(n * sizeof(float));
     *h_out = harness_host_alloc(n * sizeof(float));
     fill_floats(*h_in, n);
@@ -23,19 +24,22 @@ static cudaError_t run_roundtrip(size_t n, float **h_in, float **h_out) {
     return err;
 }
 
-static void expect_success(cudaError_t err) {
+static void expect_success(cudaError_t err)
+{
     ck_assert_msg(err == cudaSuccess, "roundtrip_floats returned %s. The calls it made were:%s",
                   error_text(err), trace_summary());
 }
 
-COURSE_TEST(the_floats_come_back_unchanged, 3) {
+COURSE_TEST(the_floats_come_back_unchanged, 3)
+{
     float *h_in, *h_out;
     cudaError_t err = run_roundtrip(1024, &h_in, &h_out);
     expect_success(err);
     expect_floats_arrived(h_out, h_in, 1024, "the copy back");
 }
 
-COURSE_TEST(each_copy_moves_4_bytes_per_float_in_the_right_direction, 2) {
+COURSE_TEST(each_copy_moves_4_bytes_per_float_in_the_right_direction, 2)
+{
     float *h_in, *h_out;
     run_roundtrip(1024, &h_in, &h_out);
     expect_memcpy(1, 1024 * sizeof(float), sizeof(float), cudaMemcpyHostToDevice,
@@ -47,7 +51,8 @@ COURSE_TEST(each_copy_moves_4_bytes_per_float_in_the_right_direction, 2) {
                   trace_count_of(TRACED_cudaMemcpy), trace_summary());
 }
 
-COURSE_TEST(the_device_buffer_is_allocated_once_and_freed, 1) {
+COURSE_TEST(the_device_buffer_is_allocated_once_and_freed, 1)
+{
     float *h_in, *h_out;
     run_roundtrip(1024, &h_in, &h_out);
     const traced_call *allocation = trace_nth(TRACED_cudaMalloc, 1);
@@ -63,7 +68,8 @@ COURSE_TEST(the_device_buffer_is_allocated_once_and_freed, 1) {
     expect_everything_freed("roundtrip_floats");
 }
 
-COURSE_TEST(a_failed_cudaMalloc_is_returned_and_nothing_is_copied, 1) {
+COURSE_TEST(a_failed_cudaMalloc_is_returned_and_nothing_is_copied, 1)
+{
     trace_inject_failure(TRACED_cudaMalloc, 1, cudaErrorMemoryAllocation);
     float *h_in, *h_out;
     cudaError_t err = run_roundtrip(1024, &h_in, &h_out);
@@ -77,7 +83,8 @@ COURSE_TEST(a_failed_cudaMalloc_is_returned_and_nothing_is_copied, 1) {
                   trace_summary());
 }
 
-COURSE_TEST(a_failed_copy_up_is_returned_and_the_buffer_still_freed, 1) {
+COURSE_TEST(a_failed_copy_up_is_returned_and_the_buffer_still_freed, 1)
+{
     trace_inject_failure(TRACED_cudaMemcpy, 1, cudaErrorInvalidValue);
     float *h_in, *h_out;
     cudaError_t err = run_roundtrip(1024, &h_in, &h_out);
@@ -93,7 +100,8 @@ COURSE_TEST(a_failed_copy_up_is_returned_and_the_buffer_still_freed, 1) {
     expect_everything_freed("roundtrip_floats, after the copy up failed,");
 }
 
-COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1) {
+COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1)
+{
     trace_inject_failure(TRACED_cudaMemcpy, 2, cudaErrorLaunchFailure);
     float *h_in, *h_out;
     cudaError_t err = run_roundtrip(1024, &h_in, &h_out);
@@ -105,7 +113,8 @@ COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1) {
     expect_everything_freed("roundtrip_floats, after the copy back failed,");
 }
 
-COURSE_TEST(a_quarter_gigabyte_survives_the_round_trip, 1) {
+COURSE_TEST(a_quarter_gigabyte_survives_the_round_trip, 1)
+{
     const size_t n = (size_t)64 << 20; /* 64 Mi floats, 256 MiB */
     float *h_in, *h_out;
     cudaError_t err = run_roundtrip(n, &h_in, &h_out);
