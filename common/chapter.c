@@ -1,0 +1,65 @@
+/* chapter.c - command line, host buffers and the verdict for the chapter programs. */
+#include "chapter.h"
+
+#include "units.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *program_name(const char *argv0)
+{
+    const char *slash = strrchr(argv0, '/');
+    return slash ? slash + 1 : argv0;
+}
+
+void usage_print(FILE *to, const char *argv0, const char *usage)
+{
+    fprintf(to, "usage: %s %s\n", program_name(argv0), usage);
+}
+
+void usage_error(const char *argv0, const char *usage, const char *format, ...)
+{
+    va_list args;
+    fflush(stdout); /* keep anything already printed ahead of the message */
+    fprintf(stderr, "%s: ", program_name(argv0));
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    usage_print(stderr, argv0, usage);
+    exit(EXIT_USAGE);
+}
+
+bool parse_count(const char *text, size_t element_size, size_t *count)
+{
+    size_t value;
+    if (element_size == 0 || !parse_size(text, &value) || value > SIZE_MAX / element_size)
+        return false;
+    *count = value;
+    return true;
+}
+
+void *host_alloc(size_t bytes)
+{
+    void *buffer = malloc(bytes);
+    if (buffer == NULL) {
+        char size[32];
+        fflush(stdout);
+        fprintf(stderr, "out of host memory: malloc(%zu) (%s) returned NULL\n", bytes,
+                format_bytes(bytes, size, sizeof size));
+        exit(EXIT_FAILURE);
+    }
+    return buffer;
+}
+
+int verdict(const char *failure)
+{
+    if (failure == NULL) {
+        printf("PASSED\n");
+        return EXIT_SUCCESS;
+    }
+    printf("FAILED: %s\n", failure);
+    return EXIT_FAILURE;
+}

@@ -1,0 +1,39 @@
+/* chapter.h - what the chapter programs share: their command line, host buffers, the verdict.
+ *
+ * Every chapter program checks its own result and says so on its last line,
+ * "PASSED" or "FAILED: reason". `make test` runs each with no arguments and
+ * wants exit status 0. The statuses mean:
+ *   0 the program's result was right;
+ *   1 it was wrong, or a CUDA call failed (CUDA_CHECK's default handler exits 1);
+ *   2 the command line was wrong (EXIT_USAGE), so nothing was measured.
+ */
+#ifndef COURSE_CHAPTER_H
+#define COURSE_CHAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+
+/* Writes "usage: NAME USAGE" to `to`, NAME being the last component of argv0. */
+void usage_print(FILE *to, const char *argv0, const char *usage);
+
+/* Writes "NAME: MESSAGE" and the usage line to stderr and exits with EXIT_USAGE. */
+_Noreturn void usage_error(const char *argv0, const char *usage, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Parses a count of elements the way parse_size reads sizes ("1000", "64K", "1M":
+ * K and M multiply by 1024). Returns false for anything else, zero, or a count
+ * whose count * element_size would not fit in a size_t. */
+bool parse_count(const char *text, size_t element_size, size_t *count);
+
+/* malloc that never returns NULL: on failure it says how much it wanted on
+ * stderr and exits 1. A chapter program has nothing to do without its buffer. */
+void *host_alloc(size_t bytes);
+
+/* Prints "PASSED" when failure is NULL, else "FAILED: failure"; returns the
+ * exit status for main to return (0 or 1). */
+int verdict(const char *failure);
+
+#endif
