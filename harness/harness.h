@@ -103,4 +103,45 @@ void expect_everything_freed(const char *function_name);
  */
 const char *trace_summary(void);
 
+/* --- Chapter-1 checks (harness/checks_*.c) ----------------------------------------------- */
+
+/* Buffers and bytes (checks_buffers.c). */
+void *harness_pinned_alloc(size_t bytes); /* pinned host memory (cudaMallocHost), poisoned */
+/* Byte i is i % 251: never the poison byte, and no short period a shifted copy could match. */
+void fill_bytes(void *h_bytes, size_t bytes);
+/* Like describe_float_mismatch, for any element size: names a copy of `count` bytes where
+ * count * element_size were due as the bytes-versus-elements pitfall. */
+bool describe_byte_mismatch(const void *got, const void *want, size_t bytes, size_t element_size,
+                            const char *what, char *message, size_t size);
+void expect_bytes_arrived(const void *got, const void *want, size_t bytes, size_t element_size,
+                          const char *what);
+/* "" or a sentence naming the first traced cudaMemcpy whose kind contradicts its pointers. */
+const char *kind_mismatch_note(void);
+
+/* The trace by position, events, failures in turn (checks_trace.c). */
+size_t trace_position(const traced_call *call); /* 0-based; SIZE_MAX for NULL */
+/* The last call of `function` on `event` (the event it records, waits for, ...) before
+ * position `before` (SIZE_MAX: anywhere); NULL if none. */
+const traced_call *trace_last_on_event(traced_function function, cudaEvent_t event, size_t before);
+const char *nth_call_name(traced_function function, size_t n); /* "the second cudaEventRecord" */
+/* Fails the test if an event the trace shows created was not destroyed afterwards. */
+void expect_events_destroyed(const char *function_name);
+/* Runs `action` once cleanly under the trace, then once more for each runtime call that run
+ * made (frees and destroys aside), making just that call fail. Fails the test unless every
+ * failure is returned as it was and everything allocated or created is released. */
+typedef cudaError_t (*traced_action)(void *context);
+void expect_every_failure_handled(const char *function_name, traced_action action, void *context);
+
+/* What the code under test prints (checks_output.c): between begin and end, standard output
+ * and standard error go to temporary files, whose text end() hands back. */
+void output_capture_begin(void);
+void output_capture_end(char *out, size_t out_size, char *err, size_t err_size);
+
+/* The harness's own measurements, with tracing off (checks_timing.c). */
+double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+/* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
+double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);
+
+/* --- End of chapter-1 checks -------------------------------------------------------------- */
+
 #endif

@@ -78,19 +78,10 @@ static const char *status_word(const report_options *options, bool all_passed)
     return all_passed ? "passed" : options->not_started ? "not_started" : "failed";
 }
 
-/* Written to a temporary name and renamed, so a reader never sees half a file. */
-static void write_json(const report_options *options, const test_outcome *outcomes, int count,
-                       const char *status, const char *note)
+static void write_json_record(FILE *out, const report_options *options,
+                              const test_outcome *outcomes, int count, const char *status,
+                              const char *note)
 {
-    if (options->json_path == NULL)
-        return;
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", options->json_path);
-    FILE *out = fopen(temporary, "w");
-    if (out == NULL) {
-        perror(temporary);
-        exit(2);
-    }
     totals sum = add_up(outcomes, count);
     fputs("{\n  \"exercise\": ", out);
     json_write_string(out, options->exercise->id);
@@ -113,9 +104,39 @@ static void write_json(const report_options *options, const test_outcome *outcom
         fputc('}', out);
     }
     fputs("\n  ]\n}\n", out);
-    if (fclose(out) != 0 || rename(temporary, options->json_path) != 0) {
-        perror(options->json_path);
-        exit(2);
+}
+
+/* The file is written to a temporary name and renamed, so a reader never sees
+ * half a file. The result channel (--result-fd, make grade's) gets the same
+ * record and is then closed: the grader reads it to the end. */
+static void write_json(const report_options *options, const test_outcome *outcomes, int count,
+                       const char *status, const char *note)
+{
+    if (options->json_path != NULL) {
+        char temporary[4096];
+        snprintf(temporary, sizeof temporary, "%s.tmp", options->json_path);
+        FILE *out = fopen(temporary, "w");
+        if (out == NULL) {
+            perror(temporary);
+            exit(2);
+        }
+        write_json_record(out, options, outcomes, count, status, note);
+        if (fclose(out) != 0 || rename(temporary, options->json_path) != 0) {
+            perror(options->json_path);
+            exit(2);
+        }
+    }
+    if (options->result_fd >= 0) {
+        FILE *channel = fdopen(options->result_fd, "w");
+        if (channel == NULL) {
+            perror("the result channel");
+            exit(2);
+        }
+        write_json_record(channel, options, outcomes, count, status, note);
+        if (fclose(channel) != 0) {
+            perror("the result channel");
+            exit(2);
+        }
     }
 }
 
@@ -194,7 +215,9 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
 
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
 {
-    (void)options;
     for (int t = 0; t < count; t++)
         printf("%d\t%s\n", outcomes[t].points, outcomes[t].sentence);
+    fflush(stdout);
+    /* With --json or --result-fd, the same record a run writes, nothing passed. */
+    write_json(options, outcomes, count, "rubric", NULL);
 }

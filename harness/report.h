@@ -20,6 +20,7 @@ typedef struct report_options {
     const char *source;     /* the learner's file, named in the report */
     const char *json_path;  /* where the machine-readable result goes, if anywhere */
     const char *tally_path; /* a line per exercise is appended here, for the summary */
+    int result_fd;          /* >= 0: the JSON record is also written here (make grade's channel) */
     bool color;
     bool verbose;     /* list passing tests too */
     bool not_started; /* every test failed and the file still has its TODO */
@@ -31,7 +32,8 @@ bool report_color_wanted(void);
 void report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
-/* One line per test: points, then the sentence, tab-separated. */
+/* One line per test: points, then the sentence, tab-separated; with a JSON
+ * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
 
 /* Writes s as a JSON string, quotes included. */

@@ -7,13 +7,21 @@
  * there is a GPU at all is asked in a child of its own.
  *
  * Usage: TEST-PROGRAM [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color]
- *                     [--verbose] [--rubric]
+ *                     [--verbose] [--rubric] [--result-fd N]
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
+ *
+ * --result-fd N is make grade's result channel (grader/README.md): the JSON
+ * record goes to the inherited descriptor N once every test has finished. Only
+ * this process ever writes it. Each test's child closes N before the test
+ * starts (a checked fixture, run in the child), so the code under test, which
+ * runs only in those children, cannot reach it, whatever it prints or writes.
  */
 #include "harness.h"
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,14 +159,37 @@ static void usage(const char *program)
 {
     fprintf(stderr,
             "usage: %s [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color] "
-            "[--verbose] [--rubric]\n",
+            "[--verbose] [--rubric] [--result-fd N]\n",
             program);
     exit(2);
 }
 
+/* The result channel, while this process holds it; -1 otherwise. */
+static int result_fd = -1;
+
+/* A checked fixture: Check runs it in each test's child before the test body,
+ * so no code under test ever runs while the child holds the channel. */
+static void close_result_channel(void)
+{
+    if (result_fd >= 0)
+        close(result_fd);
+    result_fd = -1;
+}
+
+/* The descriptor number in text, if it names an open descriptor other than 0 to 2. */
+static int parse_result_fd(const char *text)
+{
+    char *end = NULL;
+    long fd = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || fd <= STDERR_FILENO || fd > INT_MAX)
+        return -1;
+    return fcntl((int)fd, F_GETFD) == -1 ? -1 : (int)fd;
+}
+
 int main(int argc, char **argv)
 {
-    report_options options = {.color = report_color_wanted(), .exercise = &course_exercise_info};
+    report_options options = {
+        .color = report_color_wanted(), .exercise = &course_exercise_info, .result_fd = -1};
     bool rubric_only = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -177,7 +208,13 @@ int main(int argc, char **argv)
             options.verbose = true;
         else if (strcmp(arg, "--rubric") == 0)
             rubric_only = true;
-        else
+        else if (strcmp(arg, "--result-fd") == 0 && has_value) {
+            result_fd = options.result_fd = parse_result_fd(argv[++i]);
+            if (result_fd < 0) {
+                fprintf(stderr, "%s: --result-fd needs an open descriptor above 2\n", argv[0]);
+                exit(2);
+            }
+        } else
             usage(argv[0]);
     }
 
@@ -207,6 +244,8 @@ int main(int argc, char **argv)
         /* One case per test, named by its sentence: Check reports results by case. */
         TCase *test_case = tcase_create(outcomes[t].sentence);
         tcase_set_timeout(test_case, timeout);
+        if (result_fd >= 0)
+            tcase_add_checked_fixture(test_case, close_result_channel, NULL);
         tcase_add_exit_test(test_case, registered[t].test, COURSE_TEST_COMPLETED);
         suite_add_tcase(suite, test_case);
     }
