@@ -144,7 +144,7 @@ run: prerequisites
 	@status=0; for program in $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES)); do \
 	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
 
-## make deps           install the prerequisites (Check, pkg-config) from the distribution
+## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book
 deps:
 	@setup/install-deps.sh
 

@@ -3,6 +3,7 @@
 #
 #   setup/install-deps.sh              install whatever is missing, saying what it does
 #   setup/install-deps.sh --if-missing the same, silent when nothing is missing
+#   setup/install-deps.sh --book       only the book's tools (with --if-missing: silently)
 #
 # Check and pkg-config come from Debian or Ubuntu packages: as root through
 # apt-get, otherwise through sudo when it needs no password, otherwise into a
@@ -10,16 +11,32 @@
 # neither root nor, when .deps/ already holds the .deb files, a network. The
 # Makefile finds that prefix by itself. The CUDA toolkit and driver are not
 # installed here (they come from NVIDIA); when missing, this says what to get.
+#
+# The book (`make book`) needs pandoc (2.17 or later), Graphviz and gnuplot, from the same
+# packages, as root or through sudo: with no way to install them, --book stops with the
+# command to run as root, and a plain run (`make deps`) says so but still succeeds, since
+# exercises and tests do not need them. `make check` and `make test` run --if-missing alone:
+# Check only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quiet=false
-[[ ${1:-} == --if-missing ]] && quiet=true
+want_check=true
+want_book=maybe # plain run: install the book's tools if possible; --book: must
+for arg in "$@"; do
+    case $arg in
+    --if-missing) quiet=true ;;
+    --book) want_check=false want_book=must ;;
+    *) echo "usage: $0 [--if-missing] [--book]" >&2; exit 2 ;;
+    esac
+done
+[[ $quiet == true && $want_book == maybe ]] && want_book=no
 
 say() { $quiet || echo "deps: $*"; }
 die() { echo "deps: $*" >&2; exit 1; }
 
 PACKAGES=(check libsubunit-dev libsubunit0 pkg-config)
+BOOK_PACKAGES=(pandoc graphviz gnuplot-nox)
 DEPS_DIR=.deps
 LOCAL_ROOT=$DEPS_DIR/root
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
@@ -56,12 +73,14 @@ unpack_local() {
     say "unpacked $(ls "$DEPS_DIR"/debs/*.deb | wc -l) packages into $LOCAL_ROOT (no root needed)"
 }
 
+# apt_install [sudo]: installs PACKAGES (or the packages in $install, when set).
 apt_install() {
-    local -a run=("$@")
+    local -a run=("$@") packages=("${PACKAGES[@]}")
+    [[ -n ${install:-} ]] && read -ra packages <<<"$install"
     export DEBIAN_FRONTEND=noninteractive
-    "${run[@]}" apt-get install -y --no-install-recommends "${PACKAGES[@]}" >/dev/null 2>&1 ||
+    "${run[@]}" apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null 2>&1 ||
         { "${run[@]}" apt-get update >/dev/null 2>&1 &&
-          "${run[@]}" apt-get install -y --no-install-recommends "${PACKAGES[@]}" >/dev/null; }
+          "${run[@]}" apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null; }
 }
 
 download_local() {
@@ -70,29 +89,68 @@ download_local() {
     (cd "$DEPS_DIR/debs" && apt-get download check libsubunit-dev libsubunit0 >/dev/null 2>&1)
 }
 
-check_cuda
-if have_check; then
-    say "Check and pkg-config are installed"
-    exit 0
-fi
-echo "deps: Check (the C unit-test framework) is missing; installing it"
-if unpack_local && have_check; then
-    exit 0
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    die "this is not a Debian or Ubuntu system. Install Check (>= 0.13) and pkg-config with
+# pandoc 2.17 (Debian 12) or later, for the book's Lua filter; dot and gnuplot for its figures.
+have_book() {
+    command -v dot >/dev/null 2>&1 && command -v gnuplot >/dev/null 2>&1 || return 1
+    local version
+    version=$(pandoc --version 2>/dev/null | sed -n '1s/^pandoc[^0-9]*\([0-9][0-9.]*\).*/\1/p')
+    [[ -n $version ]] && printf '2.17\n%s\n' "$version" | sort -V -C
+}
+
+book_deps() {
+    have_book && { say "pandoc, Graphviz and gnuplot are installed"; return 0; }
+    echo "deps: the book's tools (pandoc, Graphviz, gnuplot) are missing; installing them"
+    if command -v apt-get >/dev/null 2>&1; then
+        if [[ $(id -u) -eq 0 ]]; then
+            install="${BOOK_PACKAGES[*]}" apt_install && have_book &&
+                { say "installed ${BOOK_PACKAGES[*]}"; return 0; }
+        elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            install="${BOOK_PACKAGES[*]}" apt_install sudo && have_book &&
+                { say "installed ${BOOK_PACKAGES[*]} with sudo"; return 0; }
+        fi
+    fi
+    local how="Run, as root:
+      apt-get install ${BOOK_PACKAGES[*]}
+  (pandoc 2.17 or later; on other systems, install pandoc, graphviz and gnuplot with
+  your package manager), then run make again."
+    [[ $want_book == must ]] && die "could not install the book's tools. $how"
+    echo "deps: could not install the book's tools, so \`make book\` will not work. $how" >&2
+    return 0
+}
+
+# Installs Check and pkg-config, or stops saying how to.
+check_deps() {
+    if have_check; then
+        say "Check and pkg-config are installed"
+        return 0
+    fi
+    echo "deps: Check (the C unit-test framework) is missing; installing it"
+    if unpack_local && have_check; then
+        return 0
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        die "this is not a Debian or Ubuntu system. Install Check (>= 0.13) and pkg-config with
       your package manager (Fedora: dnf install check-devel pkgconf; Arch: pacman -S check;
       macOS has no CUDA), then run make again."
-fi
-if [[ $(id -u) -eq 0 ]]; then
-    apt_install && have_check && { say "installed ${PACKAGES[*]}"; exit 0; }
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    apt_install sudo && have_check && { say "installed ${PACKAGES[*]} with sudo"; exit 0; }
-fi
-if command -v "$PKG_CONFIG" >/dev/null 2>&1 && download_local && unpack_local && have_check; then
-    exit 0
-fi
-die "could not install Check. Run, as root:
+    fi
+    if [[ $(id -u) -eq 0 ]]; then
+        apt_install && have_check && { say "installed ${PACKAGES[*]}"; return 0; }
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        apt_install sudo && have_check && { say "installed ${PACKAGES[*]} with sudo"; return 0; }
+    fi
+    if command -v "$PKG_CONFIG" >/dev/null 2>&1 && download_local && unpack_local && have_check; then
+        return 0
+    fi
+    die "could not install Check. Run, as root:
       apt-get install check libsubunit-dev pkg-config
   or, without root, put the packages in .deps/debs/ and run make again:
       mkdir -p .deps/debs && cd .deps/debs && apt-get download check libsubunit-dev libsubunit0"
+}
+
+if [[ $want_check == true ]]; then
+    check_cuda
+    check_deps
+fi
+if [[ $want_book != no ]]; then
+    book_deps
+fi

@@ -1,4 +1,5 @@
 /* test_units.c - unit tests of common/: bandwidth, sizes, medians, PCIe arithmetic. */
+#include "chapter.h"
 #include "pcie.h"
 #include "units.h"
 
@@ -71,6 +72,18 @@ START_TEST(pcie_gen5_x16_carries_63_gb_per_s_each_way)
 }
 END_TEST
 
+START_TEST(counts_refuse_a_product_that_does_not_fit)
+{
+    size_t n = 0;
+    ck_assert(parse_count("1M", sizeof(float), &n) && n == (size_t)1 << 20);
+    ck_assert(!parse_count("0", sizeof(float), &n));
+    ck_assert(!parse_count("x", sizeof(float), &n));
+    /* 2^62 floats are 2^64 bytes: one more than a size_t holds. */
+    ck_assert(!parse_count("4611686018427387904", sizeof(float), &n));
+    ck_assert(parse_count("4611686018427387903", 1, &n));
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("common");
@@ -81,6 +94,7 @@ int main(void)
     tcase_add_test(tc, sizes_format_in_binary_units);
     tcase_add_test(tc, the_median_is_the_middle_value);
     tcase_add_test(tc, pcie_gen5_x16_carries_63_gb_per_s_each_way);
+    tcase_add_test(tc, counts_refuse_a_product_that_does_not_fit);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_ENV);

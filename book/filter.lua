@@ -1,0 +1,585 @@
+-- filter.lua - the book's pandoc filter: real code, real rubrics, measured numbers.
+--
+-- Run from the repository's root (paths are relative to it):
+--   pandoc book.md --lua-filter book/filter.lua -M measurements=DIR ...
+--
+-- It replaces, in book.md:
+--   ```{.c include="FILE"}```                 the whole of FILE
+--   ```{.c include="FILE" listing="NAME"}```  the lines between "/* listing: NAME */" and
+--                                             "/* end listing: NAME */" in FILE, dedented
+--   ```{.c .declaration header="H"}```        kept as written, after checking that the CUDA
+--                                             header H declares it so (when the header is here)
+--   [text]{.measured key="K" ...}             K's value from DIR/summary.csv (see Span below)
+--   ::: {.exercise name="chNN-slug/NAME"}     followed by how to run it, its API header, its
+--                                             rubric (from tests/chNN-slug/NAME.c) and its hint
+--   ::: {.exercises chapter="chNN-slug"}      a section for each exercise of the chapter that
+--                                             no .exercise div names
+--   [](#fig-id)                               "Figure N", the number of the figure with that id
+--   [](#heading-id)                           "section 1.4.2", the number of that heading
+-- and stops the build, naming what is wrong, on a missing file, region, exercise, figure,
+-- measured value or internal link target. Written for pandoc 2.17 (Debian 12) and later.
+
+local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
+local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
+local summary = nil      -- key -> value, read from DIR/summary.csv on first use
+local figures = {}       -- figure id -> its number
+local sections = {}      -- heading id -> its section number, "1.4.2"
+local section_counts = {}
+local figure_count = 0
+local anchors = {}       -- every id in the document
+local exercises_named = {} -- "chNN-slug/NAME" -> true, for the exercises that have prose
+
+-- Stops the build: pandoc exits non-zero and prints this message.
+local function die(message)
+  io.stderr:write("book: " .. message .. "\n")
+  error("book: " .. message, 0)
+end
+
+local function read_file(path)
+  local file, why = io.open(path, "r")
+  if not file then
+    die("cannot include " .. path .. ": " .. (why or "cannot open it"))
+  end
+  local text = file:read("a")
+  file:close()
+  return text
+end
+
+local function file_exists(path)
+  local file = io.open(path, "r")
+  if file then
+    file:close()
+    return true
+  end
+  return false
+end
+
+local function lines_of(text)
+  local lines = {}
+  for line in (text .. (text:sub(-1) == "\n" and "" or "\n")):gmatch("(.-)\n") do
+    lines[#lines + 1] = line
+  end
+  return lines
+end
+
+-- The name in a marker line "/* listing: NAME */" or "/* end listing: NAME */", or nil.
+local function marker(line)
+  local name = line:match("^%s*/%*%s*listing:%s*([%w_%-]+)%s*%*/%s*$")
+  if name then return "begin", name end
+  name = line:match("^%s*/%*%s*end listing:%s*([%w_%-]+)%s*%*/%s*$")
+  if name then return "end", name end
+  return nil
+end
+
+-- Removes the indentation the lines share, so a region cut from a function reads flush left.
+local function dedent(lines)
+  local common = nil
+  for _, line in ipairs(lines) do
+    if line:match("%S") then
+      local indent = #line:match("^ *")
+      if common == nil or indent < common then common = indent end
+    end
+  end
+  local out = {}
+  for i, line in ipairs(lines) do
+    out[i] = line:sub((common or 0) + 1)
+  end
+  return out
+end
+
+-- The text of FILE, or of its region NAME, without marker lines; and the first and last line.
+local function extract(path, region)
+  local lines = lines_of(read_file(path))
+  local kept, first, last, inside, seen = {}, nil, nil, region == nil, false
+  for number, line in ipairs(lines) do
+    local kind, name = marker(line)
+    if kind == "begin" and name == region then
+      if seen then die(path .. " has two regions named '" .. region .. "'") end
+      inside, seen = true, true
+    elseif kind == "end" and name == region then
+      if not inside then die(path .. ": '/* end listing: " .. region .. " */' before its start") end
+      inside = false
+    elseif inside and kind == nil then
+      kept[#kept + 1] = line
+      first = first or number
+      last = number
+    end
+  end
+  if region and not seen then
+    die(path .. " has no region '" .. region .. "' (a line '/* listing: " .. region .. " */')")
+  end
+  if region and inside then
+    die(path .. ": region '" .. region .. "' has no line '/* end listing: " .. region .. " */'")
+  end
+  while #kept > 0 and not kept[#kept]:match("%S") do kept[#kept] = nil end
+  if #kept == 0 then die(path .. (region and (" region '" .. region .. "'") or "") .. " is empty") end
+  return table.concat(dedent(kept), "\n"), first, last
+end
+
+-- --- Measured values ----------------------------------------------------------------------
+
+local function load_summary()
+  if summary then return summary end
+  if not measurements or measurements == "" then
+    die("no measured data: run pandoc with -M measurements=DIR (make book picks DIR)")
+  end
+  local path = measurements .. "/summary.csv"
+  if not file_exists(path) then
+    die(path .. " is missing: run `make measure` on a machine with the GPU")
+  end
+  summary = {}
+  for _, line in ipairs(lines_of(read_file(path))) do
+    local key, value = line:match("^([%w_]+),(.*)$")
+    if key and key ~= "key" then summary[key] = value end
+  end
+  return summary
+end
+
+local function format_number(value, digits)
+  local text = string.format("%." .. digits .. "f", value)
+  -- Thousands separated by a thin space, as in 4 200 GB/s.
+  local int, rest = text:match("^(%d+)(.*)$")
+  if int and #int > 4 then
+    int = int:reverse():gsub("(%d%d%d)", "%1\u{2009}"):reverse():gsub("^\u{2009}", "")
+    text = int .. rest
+  end
+  return text
+end
+
+local function format_bytes(bytes)
+  local units = {"B", "KiB", "MiB", "GiB", "TiB"}
+  local u = 1
+  while bytes >= 1024 and u < #units do
+    bytes, u = bytes / 1024, u + 1
+  end
+  local text = bytes == math.floor(bytes) and string.format("%d", bytes) or string.format("%.1f", bytes)
+  return text .. "\u{00a0}" .. units[u]
+end
+
+-- [text]{.measured key="h2d_pinned_gb_per_s" digits="1" scale="0.001" unit="TB/s"}
+-- [text]{.measured key="h2d_pinned_gb_per_s" percent-of="63.0"}   -> "87.6%" (of a number,
+--                                                                    or of another key's value)
+-- [text]{.measured key="largest_bytes" as="size"}                   -> "1 GiB"
+-- [text]{.measured key="date" as="date"}                            -> "2026-11-29"
+-- [text]{.measured key="pcie_lanes"}                                -> "16", as written
+-- [text]{.measured key="d2d_gb_per_s" per="h2d_pinned_gb_per_s" digits="0"} -> "76"
+-- [text]{.measured csv="bandwidth" column="h2d_pinned" pick="max"}  from a table (from_table)
+-- The text between the brackets is ignored: write there what the value is, for the reader of
+-- book.md.
+-- A value read from a measured table, DIR/NAME.csv, whose first column is the size in bytes:
+--   csv="bandwidth" column="h2d_pinned" row="1024"    that column in the row of 1024 bytes
+--   csv="bandwidth" column="h2d_pageable" pick="max"  its largest value
+--   pick="max-bytes"                                  the size of the row where it is largest
+--   pick="half-bytes"    the smallest size where it reaches half of its value at the largest size
+local function from_table(attrs)
+  local name, column = attrs["csv"], attrs["column"]
+  local path = measurements .. "/" .. name .. ".csv"
+  if not column then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
+  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
+  local header, rows = nil, {}
+  for _, line in ipairs(lines_of(read_file(path))) do
+    if not line:match("^#") and line:match("%S") then
+      local cells = {}
+      for cell in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = cell end
+      if header == nil then
+        header = {}
+        for i, cell in ipairs(cells) do header[cell] = i end
+        if not header[column] then die(path .. " has no column '" .. column .. "'") end
+      else
+        rows[#rows + 1] = {bytes = tonumber(cells[1]), value = tonumber(cells[header[column]])}
+      end
+    end
+  end
+  if #rows == 0 then die(path .. " has no rows") end
+  local pick = attrs["pick"]
+  if attrs["row"] then
+    for _, row in ipairs(rows) do
+      if row.bytes == tonumber(attrs["row"]) then return tostring(row.value) end
+    end
+    die(path .. " has no row for " .. attrs["row"] .. " bytes")
+  elseif pick == "max" or pick == "max-bytes" then
+    local best = rows[1]
+    for _, row in ipairs(rows) do if row.value > best.value then best = row end end
+    return tostring(pick == "max" and best.value or best.bytes)
+  elseif pick == "half-bytes" then
+    local half = rows[#rows].value / 2
+    for _, row in ipairs(rows) do if row.value >= half then return tostring(row.bytes) end end
+  end
+  die("a .measured span with csv=\"" .. name .. "\" needs row=\"BYTES\" or pick=\"max\", " ..
+      "\"max-bytes\" or \"half-bytes\"")
+end
+
+local function measured(span)
+  local key = span.attributes["key"]
+  local values = load_summary()
+  if span.attributes["csv"] then
+    key = span.attributes["csv"] .. ".csv:" .. (span.attributes["column"] or "")
+    values = setmetatable({[key] = from_table(span.attributes)}, {__index = values})
+  end
+  if not key then die("a .measured span has no key attribute (nor csv and column)") end
+  local value = values[key]
+  if value == nil then
+    die(measurements .. "/summary.csv has no value '" .. key .. "' (run `make measure` again?" ..
+        (key:match("^pcie_") and " The PCIe link is read through NVML, libnvidia-ml.so.1, which " ..
+         "the measuring machine must have)" or ")"))
+  end
+  local number = tonumber(value)
+  local attrs = span.attributes
+  local text
+  local formatted = false
+  for _, attr in ipairs({"digits", "scale", "unit", "percent-of", "per", "times", "as"}) do
+    formatted = formatted or attrs[attr] ~= nil
+  end
+  if attrs["as"] == "date" then
+    text = value:match("^%d%d%d%d%-%d%d%-%d%d") or value
+  elseif number == nil or not formatted then
+    text = value -- as the CSV has it: "NVIDIA H200", "13.0", "16"
+  elseif attrs["as"] == "size" then
+    text = format_bytes(number)
+  elseif attrs["percent-of"] then
+    local whole = tonumber(attrs["percent-of"]) or tonumber(values[attrs["percent-of"]])
+    if whole == nil then die(measurements .. "/summary.csv has no number '" .. attrs["percent-of"] .. "'") end
+    text = format_number(100 * number / whole, tonumber(attrs["digits"] or "1")) .. "%"
+  else
+    -- per="KEY" divides by another value, times="KEY" multiplies by one: ratios and products
+    -- of measured figures, such as GB/s x microseconds = kilobytes.
+    for attr, combine in pairs({per = function(a, b) return a / b end,
+                                times = function(a, b) return a * b end}) do
+      if attrs[attr] then
+        local other = tonumber(values[attrs[attr]])
+        if other == nil then die(measurements .. "/summary.csv has no number '" .. attrs[attr] .. "'") end
+        number = combine(number, other)
+      end
+    end
+    number = number * tonumber(attrs["scale"] or "1")
+    text = format_number(number, tonumber(attrs["digits"] or "1"))
+    if attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
+  end
+  return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
+end
+
+-- --- Exercises and their rubric ------------------------------------------------------------
+
+-- The C string literals of each argument of COURSE_EXERCISE("title", "hint" "more hint").
+local function exercise_strings(source, path)
+  local start = source:find("COURSE_EXERCISE%s*%(")
+  if not start then die(path .. " has no COURSE_EXERCISE(title, hint)") end
+  local args, current, i = {}, {}, source:find("%(", start) + 1
+  while i <= #source do
+    local c = source:sub(i, i)
+    if c == '"' then
+      local j, literal = i + 1, {}
+      while source:sub(j, j) ~= '"' do
+        local ch = source:sub(j, j)
+        if ch == "\\" then
+          local escaped = source:sub(j + 1, j + 1)
+          literal[#literal + 1] = ({n = "\n", t = "\t"})[escaped] or escaped
+          j = j + 2
+        else
+          literal[#literal + 1] = ch
+          j = j + 1
+        end
+        if j > #source then die(path .. ": unterminated string in COURSE_EXERCISE") end
+      end
+      current[#current + 1] = table.concat(literal)
+      i = j + 1
+    elseif c == "," then
+      args[#args + 1], current = table.concat(current), {}
+      i = i + 1
+    elseif c == ")" then
+      args[#args + 1] = table.concat(current)
+      return args
+    else
+      i = i + 1
+    end
+  end
+  die(path .. ": COURSE_EXERCISE( is never closed")
+end
+
+-- The rubric, read where the harness reads it: COURSE_TEST(name_as_a_sentence, points).
+local function rubric(source)
+  local tests = {}
+  for line in (source .. "\n"):gmatch("(.-)\n") do
+    local name, points = line:match("^COURSE_TEST%(([%w_]+),%s*(%d+)%)")
+    if name then tests[#tests + 1] = {sentence = name:gsub("_", " "), points = tonumber(points)} end
+  end
+  return tests
+end
+
+local function markdown(text)
+  return pandoc.read(text, "markdown").blocks
+end
+
+local function escape_markdown(text)
+  return (text:gsub("([\\`*_{}%[%]<>#|])", "\\%1"))
+end
+
+local function append(list, blocks)
+  for _, block in ipairs(blocks) do list[#list + 1] = block end
+  return list
+end
+
+-- The exercises of a chapter, "chNN-slug/NAME", sorted: one per test file.
+local function chapter_exercises(chapter)
+  local names = {}
+  local listing = io.popen("ls tests/" .. chapter .. "/*.c 2>/dev/null")
+  for path in listing:lines() do
+    names[#names + 1] = path:match("^tests/(.*)%.c$")
+  end
+  listing:close()
+  if #names == 0 then die("chapter " .. chapter .. " has no exercises (no tests/" .. chapter .. "/*.c)") end
+  table.sort(names)
+  return names
+end
+
+local function exercise_anchor(name)
+  return "exercise-" .. (name:gsub("[^%w]+", "-"))
+end
+
+-- What follows an exercise's prose: the command, the API, the rubric and the hint.
+local function exercise_blocks(name, heading_level, with_title)
+  local test_path = "tests/" .. name .. ".c"
+  local header_path = "exercises/" .. name .. ".h"
+  if not file_exists(test_path) then
+    die("the book names exercise " .. name .. ", but " .. test_path .. " does not exist")
+  end
+  local source = read_file(test_path)
+  local strings = exercise_strings(source, test_path)
+  local tests = rubric(source)
+  if #tests == 0 then die(test_path .. " has no COURSE_TEST(name, points) line") end
+
+  local blocks = {}
+  if with_title then
+    local id = exercise_anchor(name)
+    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(strings[1])}, pandoc.Attr(id))})
+    anchors[id] = true
+  end
+  append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
+                          "`, is the contract:"))
+  local text = extract(header_path)
+  append(blocks, {pandoc.Div({pandoc.CodeBlock(text, pandoc.Attr("", {"c"})),
+                              pandoc.Para({pandoc.Code(header_path)})}, pandoc.Attr("", {"listing"}))})
+  local total, rows = 0, {}
+  for _, test in ipairs(tests) do
+    rows[#rows + 1] = "| " .. escape_markdown(test.sentence) .. " | " .. test.points .. " |"
+    total = total + test.points
+  end
+  append(blocks, markdown(
+    "Check it with `make check EX=" .. name .. "`. Its tests, and what each is worth:\n\n" ..
+    "| test | points |\n|:--------------------------------|-----:|\n" .. table.concat(rows, "\n") ..
+    "\n| **total** | **" .. total .. "** |\n\n" ..
+    ": Rubric of " .. name .. ", read from `" .. test_path .. "`\n"))
+  -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
+  local last = #blocks
+  blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
+  if strings[2] and strings[2] ~= "" then
+    append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>Hint (make check " ..
+                                    "shows it after a failure)</summary>")})
+    append(blocks, markdown(escape_markdown(strings[2])))
+    append(blocks, {pandoc.RawBlock("html", "</details>")})
+  end
+  return blocks
+end
+
+-- --- First pass: what the document holds ---------------------------------------------------
+
+local function is_figure_para(para)
+  return #para.content == 1 and para.content[1].t == "Image" and para.content[1].title:match("^fig:")
+end
+
+local survey = {
+  Meta = function(meta)
+    if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
+    if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
+  end,
+  Header = function(h)
+    anchors[h.identifier] = true
+    -- The number --number-sections will give it: "1.4.2" (unnumbered ones have none).
+    if h.classes:includes("unnumbered") then return end
+    section_counts[h.level] = (section_counts[h.level] or 0) + 1
+    for level = h.level + 1, 6 do section_counts[level] = nil end
+    local parts = {}
+    for level = 1, h.level do parts[level] = tostring(section_counts[level] or 0) end
+    sections[h.identifier] = table.concat(parts, ".")
+  end,
+  Div = function(div)
+    if div.identifier ~= "" then anchors[div.identifier] = true end
+    if div.classes:includes("exercise") then
+      local name = div.attributes["name"]
+      if not name then die("an .exercise div has no name attribute (name=\"chNN-slug/NAME\")") end
+      exercises_named[name] = true
+    end
+    if div.classes:includes("exercises") and div.attributes["chapter"] then
+      for _, name in ipairs(chapter_exercises(div.attributes["chapter"])) do
+        anchors[exercise_anchor(name)] = true
+      end
+    end
+  end,
+  Span = function(span)
+    if span.identifier ~= "" then anchors[span.identifier] = true end
+  end,
+  CodeBlock = function(block)
+    if block.identifier ~= "" then anchors[block.identifier] = true end
+  end,
+  Para = function(para)
+    if is_figure_para(para) then
+      figure_count = figure_count + 1
+      local id = para.content[1].identifier
+      if id ~= "" then
+        figures[id] = figure_count
+        anchors[id] = true
+      end
+    end
+  end,
+  -- pandoc 3 has a Figure block instead of a paragraph holding one image.
+  Figure = function(figure)
+    figure_count = figure_count + 1
+    if figure.identifier ~= "" then
+      figures[figure.identifier] = figure_count
+      anchors[figure.identifier] = true
+    end
+  end,
+}
+
+-- --- Second pass: the replacements ---------------------------------------------------------
+
+local figure_number = 0
+
+local function check_image(image)
+  local src = image.src
+  if src:match("^%a+:") then return end -- a URL: not ours to check
+  for _, dir in ipairs(PANDOC_STATE.resource_path) do
+    if file_exists(dir .. "/" .. src) then return end
+  end
+  die("figure " .. src .. " does not exist (looked in " ..
+      table.concat(PANDOC_STATE.resource_path, ", ") .. ")")
+end
+
+local function number_caption(inlines)
+  figure_number = figure_number + 1
+  table.insert(inlines, 1, pandoc.Space())
+  table.insert(inlines, 1, pandoc.Strong({pandoc.Str("Figure " .. figure_number .. ".")}))
+end
+
+local function declaration(block)
+  local header = block.attributes["header"] or "cuda_runtime_api.h"
+  local path = (cuda_include or "") .. "/" .. header
+  if not cuda_include or not file_exists(path) then
+    io.stderr:write("book: note: " .. path .. " not found; the declarations are not checked\n")
+    return
+  end
+  local squeeze = function(s) return (s:gsub("%s+", " "):gsub(" ?([%(%),;%*]) ?", "%1")) end
+  local text = squeeze(read_file(path):gsub("CUDARTAPI", ""):gsub("__host__", ""):gsub("extern", "")
+                                       :gsub("CUDART_CB", ""))
+  for line in (block.text .. "\n"):gmatch("(.-)\n") do
+    if line:match("%S") and not line:match("^%s*//") and not line:match("^%s*/%*") and
+       not text:find(squeeze(line), 1, true) then
+      die("book.md declares `" .. line .. "`, which " .. path .. " does not")
+    end
+  end
+end
+
+local replace = {
+  CodeBlock = function(block)
+    if block.classes:includes("declaration") then
+      declaration(block)
+      block.classes = block.classes:filter(function(c) return c ~= "declaration" end)
+      block.attributes["header"] = nil
+      return block
+    end
+    local path = block.attributes["include"]
+    if not path then return nil end
+    local region = block.attributes["listing"]
+    local text, first, last = extract(path, region)
+    local caption = path .. (first == last and (", line " .. first)
+                             or (", lines " .. first .. "\u{2013}" .. last))
+    local attr = pandoc.Attr(block.identifier, block.classes, {})
+    return pandoc.Div({pandoc.CodeBlock(text, attr), pandoc.Para({pandoc.Code(caption)})},
+                      pandoc.Attr("", {"listing"}))
+  end,
+
+  Span = function(span)
+    if span.classes:includes("measured") then return measured(span) end
+  end,
+
+  -- Comments in book.md are for its editors, not its readers.
+  RawBlock = function(raw)
+    if raw.format:match("html") and raw.text:match("^%s*<!%-%-") then return {} end
+  end,
+
+  Div = function(div)
+    if div.classes:includes("exercise") then
+      local name = div.attributes["name"]
+      div.attributes["name"] = nil
+      append(div.content, exercise_blocks(name, nil, false))
+      return div
+    end
+    if div.classes:includes("exercises") then
+      local chapter = div.attributes["chapter"]
+      local level = tonumber(div.attributes["level"] or "3")
+      if not chapter then die("an .exercises div has no chapter attribute") end
+      -- order="a b c": these first, when they exist (the rest follow by name).
+      local sorted, rank, position = chapter_exercises(chapter), {}, 0
+      for word in (div.attributes["order"] or ""):gmatch("%S+") do
+        position = position + 1
+        rank[chapter .. "/" .. word] = position
+      end
+      table.sort(sorted, function(a, b)
+        local ra, rb = rank[a] or math.huge, rank[b] or math.huge
+        if ra ~= rb then return ra < rb end
+        return a < b
+      end)
+      local blocks = {}
+      for _, name in ipairs(sorted) do
+        if not exercises_named[name] then append(blocks, exercise_blocks(name, level, true)) end
+      end
+      return blocks
+    end
+  end,
+
+  Image = function(image)
+    check_image(image)
+    return image
+  end,
+
+  Para = function(para)
+    if is_figure_para(para) then
+      number_caption(para.content[1].caption)
+      return para
+    end
+  end,
+
+  Figure = function(figure)
+    if figure.caption.long[1] then number_caption(figure.caption.long[1].content) end
+    return figure
+  end,
+
+  Link = function(link)
+    local target = link.target:match("^#(.*)$")
+    if not target then return nil end
+    if not anchors[target] then die("book.md links to #" .. target .. ", which no heading or figure has") end
+    if #link.content == 0 then
+      if figures[target] then
+        link.content = {pandoc.Str("Figure\u{00a0}" .. figures[target])}
+      elseif sections[target] then
+        link.content = {pandoc.Str("section\u{00a0}" .. sections[target])}
+      else
+        die("an empty link to #" .. target .. " names no figure and no numbered section")
+      end
+    end
+    return link
+  end,
+}
+
+-- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
+local function warn_placeholder(doc)
+  if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
+    table.insert(doc.blocks, 1, pandoc.Div(markdown(
+      "**Placeholder data.** The figures and numbers in this build come from made-up values " ..
+      "(`" .. measurements .. "`), not from a GPU. Run `make measure` on a GPU for the real book."),
+      pandoc.Attr("", {"placeholder"})))
+  end
+  return doc
+end
+
+return {survey, replace, {Pandoc = warn_placeholder}}

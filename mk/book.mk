@@ -1,0 +1,117 @@
+# book.mk - `make book` renders the book; `make measure` measures the data behind its figures.
+#
+# book.md goes through pandoc with book/filter.lua, which includes the listings from the real
+# files, the rubrics from the tests and the measured figures from MEASUREMENTS/summary.csv.
+# The figures are drawn at build time: book/figures/*.dot with Graphviz, book/plots/*.gp with
+# gnuplot, from the CSV files in MEASUREMENTS, a folder that `make measure` wrote on a GPU
+# (measurements/GPU/, committed; the first one by name unless MEASUREMENTS=DIR says which).
+# Nothing here runs unless asked: every other entry point includes this file too.
+
+BOOK_DIR ?= $(BUILD)/book
+PANDOC ?= pandoc
+MEASUREMENTS ?= $(patsubst %/summary.csv,%,$(firstword $(sort $(wildcard measurements/*/summary.csv))))
+MEASURED_FILES := summary.csv bandwidth.csv latency.csv
+PLACEHOLDER_DATA := $(BUILD)/placeholder-data/PLACEHOLDER
+SWEEP := $(BUILD)/chapters/ch01-memory/07-bandwidth-sweep
+
+# Discovered: a new .dot or .gp file is a new figure.
+BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildcard book/figures/*.dot)) \
+                $(patsubst book/plots/%.gp,$(BOOK_DIR)/figures/%.svg,\
+                  $(filter-out book/plots/common.gp,$(wildcard book/plots/*.gp)))
+# What the filter reads: a change to any of these re-renders the book.
+BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
+               $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
+               $(addprefix $(MEASUREMENTS)/,$(MEASURED_FILES))
+PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
+               --highlight-style=tango --lua-filter book/filter.lua \
+               --metadata measurements=$(MEASUREMENTS) --metadata cuda-include=$(CUDA_HOME)/include \
+               --resource-path=$(BOOK_DIR):.
+
+.PHONY: book book-now book-placeholder book-pdf measure
+
+## make book           render book.md to build/book/index.html and book.epub (pandoc)
+book:
+	@setup/install-deps.sh --if-missing --book
+	@$(MAKE) --no-print-directory book-now
+
+## make book-placeholder  the same with made-up data, for work without measurements (build/ only)
+book-placeholder:
+	@setup/install-deps.sh --if-missing --book
+	@[[ -f $(PLACEHOLDER_DATA)/summary.csv ]] || book/placeholder-data.sh $(PLACEHOLDER_DATA)
+	@$(MAKE) --no-print-directory book-now MEASUREMENTS=$(PLACEHOLDER_DATA) \
+	    BOOK_DIR=$(BUILD)/book-placeholder
+
+ifeq ($(MEASUREMENTS),)
+book-now:
+	@echo "book: there is no measured data: measurements/ has no GPU folder with $(MEASURED_FILES)." >&2
+	@echo "      Run \`make measure\` on a machine with an NVIDIA GPU and commit measurements/," >&2
+	@echo "      or name a folder that has them: make book MEASUREMENTS=DIR" >&2
+	@echo "      (make book-placeholder renders the book with made-up numbers, into build/ only)" >&2
+	@exit 1
+else
+book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
+	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASUREMENTS))"
+endif
+
+# A measured file that is not there is not made here: it comes from a GPU.
+$(addprefix $(MEASUREMENTS)/,$(MEASURED_FILES)):
+	@echo "book: $@ is missing: run \`make measure\` on a machine with the GPU" >&2
+	@exit 1
+
+$(BOOK_DIR)/index.html: $(BOOK_INPUTS) $(BOOK_FIGURES)
+	@mkdir -p $(@D)
+	cp book/book.css $(@D)/book.css
+	$(PANDOC) book.md $(PANDOC_FLAGS) --to html5 --css book.css --output $@
+
+$(BOOK_DIR)/book.epub: $(BOOK_INPUTS) $(BOOK_FIGURES)
+	@mkdir -p $(@D)
+	$(PANDOC) book.md $(PANDOC_FLAGS) --to epub3 --css book/book.css --output $@
+
+# The diagram: its @key@ fields filled from the summary, then laid out by Graphviz.
+$(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASUREMENTS)/summary.csv mk/book.mk
+	@mkdir -p $(@D)
+	awk -f book/fill-template.awk $(MEASUREMENTS)/summary.csv $< >$(@:.svg=.dot)
+	set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
+
+# A plot: book/plots/NAME.gp draws MEASUREMENTS/NAME.csv, titled from the file's "# gpu:" line;
+# `link` is the PCIe link's theoretical GB/s where the measurement knew it.
+$(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASUREMENTS)/%.csv mk/book.mk \
+                           $(MEASUREMENTS)/summary.csv
+	@mkdir -p $(@D)
+	gnuplot -e "data='$(MEASUREMENTS)/$*.csv'; out='$@'" \
+	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver \2, \3/p" \
+	                $(MEASUREMENTS)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
+	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASUREMENTS)/summary.csv | grep . || echo 0)" $<
+
+# --- make book-pdf: optional, since Chromium is large; `make book` does not need it ---------
+CHROMIUM ?= chromium
+
+## make book-pdf       the book as a PDF too (build/book/book.pdf), printed by headless Chromium
+book-pdf: book
+	@command -v $(CHROMIUM) >/dev/null || \
+	    { echo "book-pdf: needs Chromium: apt-get install chromium (or CHROMIUM=PATH)" >&2; exit 1; }
+	@profile=$$(mktemp -d); \
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-background-networking \
+	    --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile \
+	    --no-pdf-header-footer --print-to-pdf-no-header --print-to-pdf=$(BOOK_DIR)/book.pdf \
+	    file://$(CURDIR)/$(BOOK_DIR)/index.html >/dev/null 2>&1; \
+	status=$$?; rm -rf "$$profile"; \
+	[[ $$status -eq 0 && -s $(BOOK_DIR)/book.pdf ]] && echo "book: $(BOOK_DIR)/book.pdf"
+
+# --- make measure --------------------------------------------------------------------------
+# measurements/NAME/ where NAME is MEASURE_NAME, or the GPU's name in lower case without its
+# vendor ("NVIDIA H200" -> h200). Needs a GPU, not Check: it builds only what it runs.
+
+## make measure        re-measure the book's data on this GPU into measurements/NAME/ (MEASURE_NAME=)
+measure: $(SWEEP) $(BUILD)/tools/gpu_probe
+	@set -o pipefail; \
+	gpu=$$($(BUILD)/tools/gpu_probe) || { echo "measure: no CUDA device ($$gpu)" >&2; exit 1; }; \
+	name=$${MEASURE_NAME:-$$(tr 'A-Z' 'a-z' <<<"$$gpu" | sed 's/^nvidia //; s/[^a-z0-9.]\{1,\}/-/g; s/^-//; s/-$$//')}; \
+	dir=measurements/$$name; \
+	mkdir -p "$$dir"; \
+	echo "measure: $$gpu, into $$dir/"; \
+	$(SWEEP) --min 4 --max 1G --csv "$$dir" | tee "$$dir/.sweep.txt" && \
+	mv "$$dir/.sweep.txt" "$$dir/sweep.txt" && \
+	{ grep -q '^pcie_gb_per_s,' "$$dir/summary.csv" || \
+	  echo "measure: WARNING: NVML did not report the PCIe link (see sweep.txt); the book needs it" >&2; } && \
+	echo "measure: done; check $$dir/sweep.txt, then commit $$dir/"

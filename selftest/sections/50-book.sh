@@ -1,0 +1,163 @@
+# 50-book.sh - the book builds, with every listing, region, rubric, figure and internal link in place.
+#
+# First the filter on small documents (a missing file, region, figure or link target must stop
+# pandoc); then `make book` itself, checked from the outside: the figures it references exist,
+# every #anchor it links to is there, no listing marker leaked into it, and each exercise's
+# rubric table says what its test program's --rubric says. Needs no GPU; without pandoc,
+# Graphviz and gnuplot (and no way to install them) it is skipped, saying so.
+section "The book"
+
+book_work=build/selftest/book
+
+# filter_run NAME MARKDOWN: renders MARKDOWN with the book's filter; leaves output and status.
+filter_run() {
+    printf '%s\n' "$2" >"$book_work/$1.md"
+    output=$(pandoc "$book_work/$1.md" --from markdown --to html5 --no-highlight --lua-filter book/filter.lua \
+        --resource-path=. 2>&1)
+    status=$?
+}
+
+# expect_stop WHAT NAME MARKDOWN PATTERN: the filter must fail, with PATTERN in its message.
+expect_stop() {
+    filter_run "$2" "$3"
+    if [[ $status -ne 0 ]] && grep -qF -- "$4" <<<"$output"; then
+        pass "$1 stops the build, naming it"
+    else
+        fail "$1 stops the build, naming it (exit $status, expected \"$4\")" "$output"
+    fi
+}
+
+book_filter_checks() {
+    mkdir -p "$book_work"
+    cat >"$book_work/sample.c" <<'EOF'
+/* sample.c - a file with two listing regions, one inside the other. */
+int outside;
+/* listing: outer */
+int a;
+    /* listing: inner */
+    int b;
+    /* end listing: inner */
+/* end listing: outer */
+EOF
+    local src=$book_work/sample.c
+    filter_run region "\`\`\`{.c include=\"$src\" listing=\"outer\"}
+\`\`\`"
+    if [[ $status -eq 0 ]] && grep -q 'int a' <<<"$output" && grep -q 'int b' <<<"$output" &&
+       ! grep -q 'outside\|listing:' <<<"$output"; then
+        pass "a region is included without the lines around it or its marker lines"
+    else
+        fail "a region is included without the lines around it or its marker lines" "$output"
+    fi
+    filter_run inner "\`\`\`{.c include=\"$src\" listing=\"inner\"}
+\`\`\`"
+    if [[ $status -eq 0 ]] && grep -q '^<pre class="c"><code>int b;' <<<"$output"; then
+        pass "an indented region is included flush left"
+    else
+        fail "an indented region is included flush left" "$output"
+    fi
+    expect_stop "a missing region" missing-region "\`\`\`{.c include=\"$src\" listing=\"nowhere\"}
+\`\`\`" "has no region 'nowhere'"
+    expect_stop "a missing file" missing-file "\`\`\`{.c include=\"$book_work/no-such-file.c\"}
+\`\`\`" "$book_work/no-such-file.c"
+    printf 'int x;\n/* listing: open */\nint y;\n' >"$book_work/open.c"
+    expect_stop "a region without its end marker" open-region "\`\`\`{.c include=\"$book_work/open.c\" listing=\"open\"}
+\`\`\`" "has no line '/* end listing: open */'"
+    expect_stop "a missing figure" missing-figure "![a figure](figures/no-such-figure.svg)" \
+        "figures/no-such-figure.svg"
+    expect_stop "a link to a missing anchor" broken-link "# Title {#here}
+
+See [there](#nowhere)." "#nowhere"
+    expect_stop "an exercise that does not exist" missing-exercise "::: {.exercise name=\"ch01-memory/no_such_exercise\"}
+:::" "tests/ch01-memory/no_such_exercise.c"
+}
+
+# rubric_in_html FILE EXERCISE: "points<TAB>sentence" for each row of the exercise's rubric table.
+rubric_in_html() {
+    awk -v start="data-exercise=\"$2\"" '
+        index($0, start) { inside = 1 }
+        inside && /<\/table>/ { exit }
+        inside && /<td/ && !/<strong>/ {
+            cell = $0; sub(/^[^>]*>/, "", cell); sub(/<\/td>.*$/, "", cell)
+            if (sentence == "") sentence = cell; else { print cell "\t" sentence; sentence = "" }
+        }' "$1"
+}
+
+book_build_checks() {
+    local log dir=build/book
+    if ! log=$($MAKE -s --no-print-directory book 2>&1); then
+        if grep -q "there is no measured data" <<<"$log"; then
+            fail "the book builds from measured data (measurements/ has none yet: run \`make measure\` on a GPU and commit measurements/)" "$log"
+            # The rest of the book can still be checked, on made-up numbers.
+            dir=build/book-placeholder
+            if ! log=$($MAKE -s --no-print-directory book-placeholder 2>&1); then
+                fail "the book builds (on placeholder data)" "$log"
+                return
+            fi
+        else
+            fail "the book builds" "$log"
+            return
+        fi
+    else
+        pass "the book builds: $dir/index.html and book.epub ($(grep -o 'measured data: [^)]*' <<<"$log"))"
+    fi
+    local html=$dir/index.html
+    if [[ -s $html && $(head -c 2 "$dir/book.epub" 2>/dev/null) == PK ]]; then
+        pass "it renders to HTML and EPUB"
+    else
+        fail "it renders to HTML and EPUB ($html, $dir/book.epub)"
+    fi
+
+    local missing=() src
+    while read -r src; do
+        [[ -f $dir/$src ]] || missing+=("$src")
+    done < <(grep -o '<img src="[^"]*"' "$html" | sed 's/<img src="//; s/"$//')
+    local figures
+    figures=$(grep -c '<img src="figures/' "$html")
+    for src in book/figures/*.dot book/plots/*.gp; do
+        [[ $src == book/plots/common.gp ]] && continue
+        src=$(basename "${src%.*}")
+        grep -q "<img src=\"figures/$src.svg\"" "$html" || missing+=("figures/$src.svg (not in the book)")
+    done
+    if [[ ${#missing[@]} -eq 0 && $figures -gt 0 ]]; then
+        pass "every figure it shows exists, and every figure source is shown ($figures figures)"
+    else
+        fail "every figure it shows exists, and every figure source is shown" "${missing[*]}"
+    fi
+
+    local broken=() anchor
+    while read -r anchor; do
+        grep -q "id=\"$anchor\"" "$html" || broken+=("#$anchor")
+    done < <(grep -o 'href="#[^"]*"' "$html" | sed 's/href="#//; s/"$//' | sort -u)
+    if [[ ${#broken[@]} -eq 0 ]]; then
+        pass "every internal link leads to an anchor that exists"
+    else
+        fail "every internal link leads to an anchor that exists" "broken: ${broken[*]}"
+    fi
+
+    if grep -q 'listing: \|include=' "$html"; then
+        fail "no listing marker or include attribute is left in the book" "$(grep -n 'listing: \|include=' "$html" | head -n 5)"
+    else
+        pass "no listing marker or include attribute is left in the book"
+    fi
+
+    local exercise expected got
+    for exercise in $($MAKE -s --no-print-directory list-exercises); do
+        build "build/tests/solutions/$exercise" || continue
+        expected=$("build/tests/solutions/$exercise" --rubric 2>&1)
+        got=$(rubric_in_html "$html" "$exercise")
+        if [[ -n $got && $got == "$expected" ]]; then
+            pass "the book's rubric of $exercise is its tests' own ($(wc -l <<<"$got") tests)"
+        else
+            fail "the book's rubric of $exercise is its tests' own" \
+                "$(diff <(echo "$expected") <(echo "$got") | head -n 20)"
+        fi
+    done
+}
+
+if ! book_deps_log=$(setup/install-deps.sh --if-missing --book 2>&1); then
+    skip "the book (skipped: pandoc 2.17+, Graphviz or gnuplot is missing and could not be installed; run make deps as root)"
+    sed 's/^/          /' <<<"$book_deps_log" | head -n 5
+else
+    book_filter_checks
+    book_build_checks
+fi
