@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# benchmark.sh - grade a generated class and say how many students a minute this machine grades.
+#
+#   grader/benchmark.sh [STUDENTS]        (make grade-benchmark STUDENTS=100 [PER_GPU=N])
+#
+# The class (grader/make_class.py benchmark) mixes good, partial, broken,
+# incomplete, crashing and hanging work, as folders, .zip and .tar.gz. It is
+# graded from scratch (REGRADE=1) with `make grade`, every GPU in use; the rate
+# counts the whole run, the course's own build and the sandbox's checks
+# included. The class, the grades and the log stay in $BENCHMARK_DIR
+# (build/grade-benchmark); the result line is also in result.txt there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+students=${1:-100}
+work=${BENCHMARK_DIR:-build/grade-benchmark}
+MAKE=${MAKE:-make}
+
+rm -rf "$work"
+mkdir -p "$work"
+mix=$(python3 grader/make_class.py benchmark "$work/class" "$students")
+echo "benchmark: a class of $students students: $mix"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+start=$(date +%s.%N)
+status=0
+$MAKE -s --no-print-directory grade SUBMISSIONS="$work/class" OUT="$work/out" REGRADE=1 \
+    ${PER_GPU:+PER_GPU=$PER_GPU} >"$work/grade.log" 2>&1 || status=$?
+end=$(date +%s.%N)
+sed -n '/^Graded /,$p' "$work/grade.log"
+result=$(python3 - "$start" "$end" "$students" "${gpus:-0}" "$(nproc)" "$status" "${PER_GPU:-1}" <<'PY'
+import sys
+start, end, students, gpus, cpus, status, per_gpu = sys.argv[1:]
+seconds = float(end) - float(start)
+print("benchmark: %s students in %.0f s: %.1f students per minute (%s GPU%s, %s CPUs, "
+      "PER_GPU=%s%s)" % (
+          students, seconds, int(students) / seconds * 60, gpus, "" if gpus == "1" else "s",
+          cpus, per_gpu, "" if status == "0" else "; make grade exited %s, see the log" % status))
+PY
+)
+echo "$result" | tee "$work/result.txt"
+echo "benchmark: log in $work/grade.log, gradebook in $work/out/grades.csv"

@@ -1,0 +1,192 @@
+"""course.py - what the grader takes from the course: exercises, rubrics, objects, rules.
+
+Nothing here is listed by hand. The exercises come from `make list-exercises`;
+each one's rubric, title and hint from its own test program (`--rubric
+--json`, which runs no test); the functions a submission may define from its
+header (gcc -aux-info, a rule in mk/grade.mk); the course's libraries and
+test objects from the Makefile's own rules.
+
+A submission's exercise is built in a folder of its own, the "view": links to
+the course's Makefile, mk/, common/, harness/ and tests/, the exercise's
+headers, copies of the course's built objects, and the student's file where
+the learner's would be. `make` run there builds the test program with the very
+rule `make check` uses.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+from static_checks import defined_symbols, header_api, undefined_symbols
+
+VIEW_LINKS = ("Makefile", "mk", "common", "harness", "tests", ".deps")
+# Linked into every submission's test program: see grader/exit_shim.c. A path below BUILD.
+EXIT_SHIM_OBJECT = os.path.join("obj", "grader", "exit_shim.o")
+# The calls it stands in for, renamed in the student's object alone.
+EXIT_RENAMES = {"exit": "grader_exit", "_exit": "grader__exit", "_Exit": "grader__Exit",
+                "quick_exit": "grader_quick_exit"}
+
+
+class Exercise:
+    def __init__(self, exercise_id, record):
+        self.id = exercise_id
+        self.title = record.get("title", "")
+        self.hint = record.get("hint", "")
+        self.tests = [(t["name"], int(t["points"])) for t in record.get("tests", [])]
+        self.max_points = sum(points for _, points in self.tests)
+        self.api = []  # functions the header declares
+        self.course_defined = set()  # what the test, the harness and common/ define
+        self.times_gpu = False  # its tests measure the GPU: they must have it to themselves
+
+
+class CourseError(RuntimeError):
+    pass
+
+
+class Course:
+    def __init__(self, root, build="build", make_vars=None, make="make"):
+        self.root = os.path.realpath(root)
+        self.build = build
+        self.make_vars = dict(make_vars or {})
+        self.make_command = make.split()
+        self.exercises = {}  # id -> Exercise, in course order
+        self.common_symbols = set()
+
+    def make(self, *targets, cwd=None, env=None, keep_going=False, extra_vars=None):
+        variables = dict(self.make_vars, BUILD=self.build, **(extra_vars or {}))
+        command = self.make_command + ["-s", "--no-print-directory"] + (
+            ["-k"] if keep_going else []) + ["%s=%s" % kv for kv in variables.items() if
+                                              kv[1] is not None] + list(targets)
+        return subprocess.run(command, cwd=cwd or self.root, env=env or clean_make_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, errors="replace")
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def built(self, *parts):
+        return os.path.join(self.root, self.build, *parts)
+
+    def list_exercises(self):
+        run = self.make("list-exercises")
+        if run.returncode != 0:
+            raise CourseError("make list-exercises failed:\n" + run.stdout)
+        return [line.strip() for line in run.stdout.splitlines() if line.strip()]
+
+    def prepare(self, exercise_ids=None):
+        """Builds what grading needs from the course and reads every rubric."""
+        ids = exercise_ids or self.list_exercises()
+        libraries = [os.path.join(self.build, "lib", name)
+                     for name in ("libharness.a", "libcommon.a")]
+        test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]
+        shim = os.path.join(self.build, EXIT_SHIM_OBJECT)
+        run = self.make(*(libraries + test_objects + [shim]))
+        if run.returncode != 0:
+            raise CourseError("the course's own harness and tests did not build:\n" + run.stdout)
+        # Rubric programs: the course's stubs, or where a stub does not build, its solution.
+        self.make(*[os.path.join(self.build, "tests", "exercises", e) for e in ids],
+                  keep_going=True)
+        self.make(*[os.path.join(self.build, "grade", "api", e + ".aux") for e in ids
+                    if os.path.exists(self.path("exercises", e + ".h"))], keep_going=True)
+        self.common_symbols = defined_symbols([self.built("lib", "libcommon.a")])
+        course_wide = defined_symbols([self.built("lib", "libharness.a"),
+                                       self.built("lib", "libcommon.a")])
+        timing = defined_symbols(glob.glob(self.built("obj", "harness", "*timing*.o")))
+        for exercise_id in ids:
+            exercise = Exercise(exercise_id, self._rubric(exercise_id))
+            test_object = self.built("obj", "tests", exercise_id + ".o")
+            exercise.course_defined = course_wide | defined_symbols([test_object])
+            exercise.api = self._api(exercise_id)
+            exercise.times_gpu = self._times_gpu(exercise_id, test_object, timing)
+            self.exercises[exercise_id] = exercise
+        return self.exercises
+
+    def _rubric(self, exercise_id):
+        record_path = self.built("grade", "rubric", exercise_id + ".json")
+        os.makedirs(os.path.dirname(record_path), exist_ok=True)
+        for tree in ("exercises", "solutions"):
+            program = self.built("tests", tree, exercise_id)
+            if tree == "solutions" and not os.path.exists(program):
+                self.make(os.path.join(self.build, "tests", tree, exercise_id))
+            if not os.path.exists(program):
+                continue
+            env = dict(clean_make_env(), CUDA_VISIBLE_DEVICES="")
+            run = subprocess.run([program, "--rubric", "--json", record_path], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if run.returncode == 0:
+                with open(record_path) as f:
+                    return json.load(f)
+        raise CourseError("the test program of %s did not build, so its rubric is unknown "
+                          "(try: make check EX=%s)" % (exercise_id, exercise_id))
+
+    def _times_gpu(self, exercise_id, test_object, timing_helpers):
+        """Whether the exercise's tests time the GPU: they say COURSE_TIMES_THE_GPU, or call
+        the harness's own timing measurements (harness/checks_timing.c), which they compare
+        the learner's with."""
+        with open(self.path("tests", exercise_id + ".c"), errors="replace") as f:
+            if "COURSE_TIMES_THE_GPU" in f.read():
+                return True
+        return bool(timing_helpers & undefined_symbols(test_object))
+
+    def _api(self, exercise_id):
+        """The functions exercise_id's header declares; failing that, what its stub defines."""
+        aux = self.built("grade", "api", exercise_id + ".aux")
+        if os.path.exists(aux):
+            with open(aux, errors="replace") as f:
+                names = header_api(f.read(), self.path("exercises", exercise_id + ".h"))
+            if names:
+                return names
+        stub = self.built("obj", "exercises", exercise_id + ".o")
+        return sorted(defined_symbols([stub])) if os.path.exists(stub) else []
+
+    # --- A submission's exercise --------------------------------------------------------
+
+    def make_view(self, folder, exercise_id, source):
+        """Lays out `folder`/view for building exercise_id from `source` (bytes)."""
+        view = os.path.join(folder, "view")
+        chapter, name = exercise_id.split("/")
+        os.makedirs(os.path.join(view, "exercises", chapter))
+        for entry in VIEW_LINKS:
+            if os.path.exists(self.path(entry)):
+                os.symlink(self.path(entry), os.path.join(view, entry))
+        for header in glob.glob(self.path("exercises", chapter, "*.h")):
+            os.symlink(header, os.path.join(view, "exercises", chapter,
+                                            os.path.basename(header)))
+        with open(os.path.join(view, "exercises", chapter, name + ".c"), "wb") as f:
+            f.write(source)
+        built = [os.path.join("lib", "libharness.a"), os.path.join("lib", "libcommon.a"),
+                 os.path.join("obj", "tests", exercise_id + ".o"), EXIT_SHIM_OBJECT]
+        for library in ("harness", "common"):
+            built += [os.path.relpath(o, self.built()) for o in
+                      glob.glob(self.built("obj", library, "*.o"))]
+        for relative in built:  # copies keep their times, so make finds them up to date
+            destination = os.path.join(view, self.build, relative)
+            os.makedirs(os.path.dirname(destination), exist_ok=True)
+            shutil.copy2(self.built(relative), destination)
+        return view
+
+    def rename_exits(self, obj):
+        """Points the object's exit calls at the shim's (grader/exit_shim.c)."""
+        command = ["objcopy"]
+        for name, replacement in EXIT_RENAMES.items():
+            command += ["--redefine-sym", "%s=%s" % (name, replacement)]
+        run = subprocess.run(command + [obj], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True)
+        if run.returncode != 0:
+            raise CourseError("objcopy failed on %s: %s" % (obj, run.stdout))
+
+    def object_target(self, exercise_id):
+        return os.path.join(self.build, "obj", "exercises", exercise_id + ".o")
+
+    def program_target(self, exercise_id):
+        return os.path.join(self.build, "tests", "exercises", exercise_id)
+
+
+def clean_make_env(extra=None):
+    """The grader's environment for make, without what the outer make passed down."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE")}
+    env.update(extra or {})
+    return env

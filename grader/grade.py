@@ -1,0 +1,646 @@
+#!/usr/bin/env python3
+"""grade.py - `make grade`: grade a class's submissions against the course's tests.
+
+    grade.py grade --submissions DIR --out DIR [--regrade] [--jobs N] [--gpus LIST] ...
+    grade.py report --out DIR          rebuild grades.csv and the summary from OUT
+    grade.py inspect FILE...           build course files as submissions, run nothing: accepted?
+
+For each student and each exercise: take the exercise's .c file from the
+submission (submissions.py), build the test program from it and the course's
+objects with the course's Makefile in a scratch folder, under a compiler
+launcher that refuses forbidden includes and assembly (course.py,
+compile_guard.py), inspect the object before linking (static_checks.py), run
+the test program confined (sandbox.py) and read its results from the result
+channel, then write the feedback, results.json and the gradebook (results.py).
+Builds run in parallel; test programs run one at a time per GPU, each GPU with
+a worker of its own. grader/README.md has the whole design and its limits.
+
+Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
+2 the course or the command line is wrong.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import course as course_module  # noqa: E402
+import results  # noqa: E402
+import sandbox  # noqa: E402
+import static_checks  # noqa: E402
+import submissions as submissions_module  # noqa: E402
+
+DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
+BUILD_TIMEOUT = 180
+FIRST_UID = 61000  # where unused uids are looked for, as root
+LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
+
+
+class Build:
+    def __init__(self, status, details=None, program=None, source=None):
+        self.status = status  # built, missing, does_not_compile, rejected
+        self.details = details or []
+        self.program = program
+        self.source = source
+
+
+class Grader:
+    def __init__(self, args):
+        self.args = args
+        make_vars = {"CC": args.cc, "CFLAGS": args.cflags, "CPPFLAGS": args.cppflags,
+                     "LDFLAGS": args.ldflags, "LDLIBS": args.ldlibs, "CUDA_HOME": args.cuda_home}
+        self.make_vars = {k: v for k, v in make_vars.items() if v is not None}
+        self.course = course_module.Course(os.path.join(HERE, ".."), args.course_build,
+                                           self.make_vars)
+        self.allow = None
+        self.confinement = None
+        self.build_uid = None
+        self.worker_uids = []
+        self.gpus = []
+        self.gpu_note = ""
+        self.test_timeout = args.test_timeout or DEFAULT_TEST_TIMEOUT
+        self.python = sandbox.python_for_everyone()
+        self.stop = threading.Event()
+
+    # --- Setting up ------------------------------------------------------------------------
+
+    def prepare(self, protected, scratch_parent):
+        exercises = self.course.prepare()
+        self.allow = static_checks.AllowList(os.path.join(HERE, "allowed-symbols.txt"),
+                                             extra_names=self.course.common_symbols)
+        remove_stale_scratch(scratch_parent)
+        self.scratch = tempfile.mkdtemp(prefix="course-grade-%d-" % os.getpid(),
+                                        dir=scratch_parent)
+        os.chmod(self.scratch, 0o755)
+        self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
+        if os.geteuid() == 0:  # one for the builds, one per GPU and lane
+            lanes = self.args.per_gpu
+            uids = sandbox.unused_uids(1 + max(1, len(self.gpus)) * lanes, FIRST_UID)
+            self.build_uid = uids[0]
+            self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
+                                for g in range(max(1, len(self.gpus)))]
+        self.confinement = sandbox.probe(self.scratch, protected, self._trial)
+        return exercises
+
+    def _trial(self, confinement):
+        """None when the course's own stub builds and runs under `confinement`."""
+        self.confinement = confinement
+        exercise = next(iter(self.course.exercises.values()))
+        folder = tempfile.mkdtemp(prefix="probe-", dir=self.scratch)
+        os.chmod(folder, 0o755)
+        with open(self.course.path("exercises", exercise.id + ".c"), "rb") as f:
+            build = self.build(folder, exercise, f.read(), inspect=False)
+        if build.status != "built":
+            return "the course's own %s did not build in it (%s)" % (
+                exercise.id, " ".join(build.details[:3]) or build.status)
+        run_dir = self._run_dir(folder, 0)
+        run = confinement.run([build.program, "--rubric"], run_dir, self._run_env(run_dir, ""),
+                              60, sandbox.Limits(60, 1 << 20, self._processes()),
+                              self._worker_uid(0))
+        if run.returncode != 0:
+            return "a test program did not start in it (%s)" % run.output.decode(
+                errors="replace").strip()[:200]
+        if self.gpus:
+            probe = os.path.join(run_dir, "gpu_probe")
+            shutil.copy(self.course.built("tools", "gpu_probe"), probe)
+            run = confinement.run([probe], run_dir, self._run_env(run_dir, self.gpus[0]), 60,
+                                  sandbox.Limits(60, 1 << 20, self._processes()),
+                                  self._worker_uid(0))
+            if run.returncode != 0:
+                return "CUDA did not work in it (%s)" % run.output.decode(
+                    errors="replace").strip()[:200]
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+    def _worker_uid(self, slot, lane=0):
+        return self.worker_uids[slot][lane] if self.confinement.uids else None
+
+    def _processes(self, builds=False):
+        """RLIMIT_NPROC counts every process of the real uid, so it is set where that uid is ours."""
+        if self.confinement.uids:
+            return 64 * (self.args.jobs + 1) if builds else 512
+        return None
+
+    def _own(self, path, uid):
+        if uid is None:
+            return
+        for folder, dirs, files in os.walk(path):
+            os.lchown(folder, uid, uid)
+            for name in dirs + files:
+                os.lchown(os.path.join(folder, name), uid, uid)
+
+    # --- Building one exercise ---------------------------------------------------------------
+
+    def build(self, folder, exercise, source, inspect=True, link=True):
+        view = self.course.make_view(folder, exercise.id, source)
+        uid = self.build_uid if self.confinement.uids else None
+        self._own(folder, uid)
+        relative_source = os.path.join("exercises", exercise.id + ".c")
+        guard_report = os.path.join(folder, "guard.json")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "LC_ALL": "C",
+               "TMPDIR": folder, "GRADE_REAL_CC": self.make_vars.get("CC") or "cc",
+               "GRADE_STUDENT_SOURCE": relative_source, "GRADE_COURSE_ROOT": self.course.root,
+               "GRADE_GUARD_REPORT": guard_report}
+        for name in ("PKG_CONFIG_PATH", "CUDA_PATH"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        variables = dict(self.make_vars, BUILD=self.course.build)
+        variables["CC"] = "%s %s" % (self.python, os.path.join(HERE, "compile_guard.py"))
+        variables["LDFLAGS"] = (variables.get("LDFLAGS", "") + " -Wl,-z,noexecstack").strip()
+        variables["LDLIBS"] = (variables.get("LDLIBS", "") + " " + os.path.join(
+            self.course.build, course_module.EXIT_SHIM_OBJECT)).strip()
+        make = self.course.make_command + ["-s", "--no-print-directory"] + [
+            "%s=%s" % kv for kv in variables.items()]
+        limits = sandbox.Limits(BUILD_TIMEOUT, 256 << 20, self._processes(builds=True))
+
+        def step(target):
+            return self.confinement.run(make + [target], view, env, BUILD_TIMEOUT, limits, uid,
+                                        keep_output=256 << 10)
+
+        compiled = step(self.course.object_target(exercise.id))
+        guard = read_json(guard_report) or {}
+        if guard.get("rejected"):
+            return Build("rejected", guard["rejected"])
+        if compiled.timed_out:
+            return Build("does_not_compile", ["the compiler did not finish within %d s"
+                                              % BUILD_TIMEOUT])
+        if compiled.returncode != 0:
+            errors = guard.get("diagnostics") or compiler_errors(compiled.output, view)
+            return Build("does_not_compile", errors.splitlines()[:12] or [
+                "the compiler stopped (exit status %s)" % compiled.returncode] + last_lines(
+                    compiled.output, view))
+        obj = os.path.join(view, self.course.object_target(exercise.id))
+        if inspect and not self.args.unsafe_skip_static_checks:
+            reasons = static_checks.inspect_object(obj, exercise.api, exercise.course_defined,
+                                                   self.allow)
+            if reasons:
+                return Build("rejected", reasons)
+        self.course.rename_exits(obj)
+        if not link:
+            return Build("built", source=os.path.join(view, relative_source))
+        linked = step(self.course.program_target(exercise.id))
+        if linked.returncode != 0 or linked.timed_out:
+            errors = compiler_errors(linked.output, view).splitlines()[:11]
+            return Build("does_not_compile", ["it compiles, but does not link:"] + (
+                errors or last_lines(linked.output, view)))
+        return Build("built", program=os.path.join(view, self.course.program_target(exercise.id)),
+                     source=os.path.join(view, relative_source))
+
+    # --- Running one exercise's tests ---------------------------------------------------------
+
+    def _run_dir(self, folder, slot, lane=0):
+        run_dir = os.path.join(folder, "run")
+        os.makedirs(run_dir, exist_ok=True)
+        self._own(run_dir, self._worker_uid(slot, lane))
+        return run_dir
+
+    def _run_env(self, run_dir, gpu):
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": run_dir, "TMPDIR": run_dir,
+               "CK_TMPDIR": run_dir, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
+               "COURSE_TEST_TIMEOUT": str(self.test_timeout), "CUDA_VISIBLE_DEVICES": gpu,
+               "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(run_dir, ".nv")}
+        if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
+            env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+        return env
+
+    def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
+        gpu = self.gpus[slot]
+        run_dir = self._run_dir(folder, slot, lane)
+        timeout = min(len(exercise.tests) * self.test_timeout + 60, seconds_left)
+        limits = sandbox.Limits(4 * self.test_timeout + 30, 64 << 20, self._processes())
+        run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
+                                   run_dir, self._run_env(run_dir, gpu), timeout, limits,
+                                   self._worker_uid(slot, lane), result_channel=True,
+                                   sweep=True)
+        note = ""
+        if run.output_bytes > LOUD_OUTPUT:
+            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
+                    % (run.output_bytes / (1 << 20)))
+        record = parse_record(run.channel, exercise)
+        if record is None:
+            if run.timed_out:
+                why = ("the tests did not finish within %d s, the time allowed for all %d of "
+                       "them: the code hangs or is far too slow" % (timeout, len(exercise.tests)))
+                return results.Outcome(exercise, "timed_out", details=[why], note=note)
+            return results.Outcome(exercise, "no_report", details=[
+                "the test program stopped before it reported its results (exit status %s): the "
+                "code under test broke the program itself" % run.returncode], note=note)
+        if record["status"] == "no_gpu":
+            return results.Outcome(exercise, "not_run", details=[
+                "the test program found no CUDA device (%s)" % record.get("note", "")])
+        return results.Outcome(exercise, record["status"], tests=record["tests"], note=note)
+
+    # --- One student --------------------------------------------------------------------------
+
+    def prepare_student(self, submission):
+        """Builds each exercise of a submission already read: [(exercise, folder, Build)]."""
+        started = time.monotonic()
+        student_scratch = os.path.join(self.scratch, submission.student)
+        os.makedirs(student_scratch)
+        built = []
+        for n, exercise in enumerate(self.course.exercises.values()):
+            folder = os.path.join(student_scratch, "%02d-%s" % (n, exercise.id.replace("/", "-")))
+            os.makedirs(folder)
+            source = submission.files.get(exercise.id)
+            if self.stop.is_set():
+                build = Build("not_run", ["grading was interrupted"])
+            elif source is None:
+                build = Build("missing")
+            else:
+                build = self.build(folder, exercise, source)
+            built.append((exercise, folder, build))
+        return built, started
+
+    def finish_student(self, submission, prepared, slot):
+        """Runs the built exercises' tests on GPU worker `slot` (None: no GPU)."""
+        built, started = prepared
+        record = results.StudentRecord(submission.student,
+                                       os.path.basename(submission.path), submission.notes,
+                                       submission.problem, submission.fingerprint())
+        outcomes = {}
+
+        def run_one(item, lane=0):
+            exercise, folder, build = item
+            seconds_left = self.args.student_timeout - (time.monotonic() - started)
+            if self.stop.is_set():
+                return results.Outcome(exercise, "not_run", details=["grading was interrupted"])
+            if slot is None:
+                return results.Outcome(exercise, "not_run", details=[
+                    "there is no CUDA device on the grading machine (%s)" % self.gpu_note])
+            if seconds_left < 10:
+                return results.Outcome(exercise, "timed_out", details=[
+                    "the student's time limit (%d s) ran out before these tests could run"
+                    % self.args.student_timeout])
+            return self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+
+        runnable = [item for item in built if item[2].status == "built"]
+        for exercise, _, build in built:
+            if build.status != "built":
+                outcomes[exercise.id] = results.Outcome(exercise, build.status,
+                                                        details=build.details)
+        # With PER_GPU > 1, the exercises that do not time the GPU run side by side, each
+        # in a lane with a uid of its own; those that time it always run alone.
+        alone = [item for item in runnable if item[0].times_gpu or self.args.per_gpu == 1]
+        together = [item for item in runnable if item not in alone]
+        if together:
+            with concurrent.futures.ThreadPoolExecutor(self.args.per_gpu) as lanes:
+                futures = {lane: [] for lane in range(self.args.per_gpu)}
+                for i, item in enumerate(together):
+                    futures[i % self.args.per_gpu].append(item)
+                done = lanes.map(lambda lane: [(item[0].id, run_one(item, lane))
+                                               for item in futures[lane]], futures)
+                for pairs in done:
+                    outcomes.update(pairs)
+        for item in alone:
+            outcomes[item[0].id] = run_one(item)
+        record.outcomes = [outcomes[exercise.id] for exercise, _, _ in built]
+        return record
+
+
+# --- Helpers ------------------------------------------------------------------------------
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def compiler_errors(output, view):
+    """The compiler's and linker's first messages, as check.sh shows them."""
+    text = output.decode("utf-8", errors="replace").replace(view.rstrip("/") + "/", "")
+    lines = [line for line in text.splitlines()
+             if any(w in line for w in ("error", "warning", "note", "undefined reference"))
+             and not line.startswith(("make", "grader:"))]
+    return "\n".join(lines[:12])
+
+
+def last_lines(output, view, count=6):
+    """The end of a build's output, when it holds no compiler message to show."""
+    text = output.decode("utf-8", errors="replace").replace(view.rstrip("/") + "/", "")
+    return [line for line in text.splitlines() if line.strip()][-count:]
+
+
+def parse_record(channel, exercise):
+    """The runner's record from the result channel, if it is whole and about this exercise."""
+    if not channel:
+        return None
+    try:
+        record = json.loads(channel.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("exercise") != exercise.id:
+        return None
+    if record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
+        return None
+    by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
+    if set(by_name) != {name for name, _ in exercise.tests}:
+        return None
+    # Points come from the course's rubric; the run says only which tests passed.
+    record["tests"] = [{"name": name, "points": points,
+                        "passed": by_name[name].get("passed") is True,
+                        "message": str(by_name[name].get("message", ""))[:8192]}
+                       for name, points in exercise.tests]
+    return record
+
+
+def find_gpus(course, requested):
+    """([CUDA_VISIBLE_DEVICES value per worker], a note). CUDA is asked in child processes."""
+    if requested is not None and requested.strip().lower() in ("", "none", "0-none"):
+        return [], "GPUS=none"
+    run = course.make(os.path.join(course.build, "tools", "gpu_probe"))
+    probe = course.built("tools", "gpu_probe")
+    if run.returncode != 0 or not os.path.exists(probe):
+        return [], "the GPU probe did not build"
+    if requested:
+        ids = [g.strip() for g in requested.split(",") if g.strip()]
+    elif os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
+        ids = [g.strip() for g in os.environ["CUDA_VISIBLE_DEVICES"].split(",") if g.strip()]
+    else:
+        try:
+            listed = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, universal_newlines=True,
+                                    timeout=60)
+            ids = [str(i) for i, line in enumerate(
+                l for l in listed.stdout.splitlines() if l.startswith("GPU "))]
+        except (OSError, subprocess.TimeoutExpired):
+            ids = []
+        ids = ids or ["0"]
+    working = []
+    why = ""
+    for gpu in ids:
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu, CUDA_DEVICE_ORDER="PCI_BUS_ID")
+        check = subprocess.run([probe], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True, errors="replace")
+        if check.returncode == 0:
+            working.append(gpu)
+            why = why or check.stdout.strip()
+        else:
+            why = check.stdout.strip()
+    return working, why
+
+
+def remove_stale_scratch(parent):
+    """Scratch folders of earlier runs whose grader is gone (killed, say)."""
+    for entry in os.listdir(parent):
+        parts = entry.split("-")
+        if entry.startswith("course-grade-") and len(parts) > 3 and parts[2].isdigit():
+            pid = int(parts[2])
+            try:
+                os.kill(pid, 0)
+                continue
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(parent, entry), ignore_errors=True)
+            except PermissionError:
+                continue
+
+
+# --- Commands -----------------------------------------------------------------------------
+
+def command_grade(args):
+    os.umask(0o022)  # the builds' outputs must be readable by the uid that runs the tests
+    if not os.path.isdir(args.submissions):
+        print("make grade: %s is not a folder" % args.submissions, file=sys.stderr)
+        return 2
+    out = os.path.abspath(args.out)
+    os.makedirs(os.path.join(out, "students"), exist_ok=True)
+    scratch_parent = os.path.abspath(args.scratch or tempfile.gettempdir())
+    os.makedirs(scratch_parent, exist_ok=True)
+    grader = Grader(args)
+    protected = [grader.course.root, os.path.realpath(args.submissions), os.path.realpath(out)]
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        grader.prepare(protected, scratch_parent)
+    except (course_module.CourseError, RuntimeError, KeyboardInterrupt) as err:
+        if getattr(grader, "scratch", None):
+            shutil.rmtree(grader.scratch, ignore_errors=True)
+        if isinstance(err, KeyboardInterrupt):
+            print("\ninterrupted before any student was graded", file=sys.stderr)
+            return 130
+        print("make grade: %s" % err, file=sys.stderr)
+        return 2
+    exercise_ids = list(grader.course.exercises)
+    found, skipped_entries = submissions_module.discover(args.submissions)
+    if args.slice:
+        index, count = (int(x) for x in args.slice.split("/"))
+        found = [s for i, s in enumerate(found) if i % count == index]
+    for submission in found:  # small files, read in memory: what is graded, and its fingerprint
+        submissions_module.read_files(submission, exercise_ids)
+    todo = [s for s in found if args.regrade or
+            not results.is_graded(out, s.student, s.fingerprint())]
+    already = len(found) - len(todo)
+
+    print("grading %d submission%s of %d exercise%s; %s" % (
+        len(todo), "" if len(todo) == 1 else "s", len(exercise_ids),
+        "" if len(exercise_ids) == 1 else "s",
+        "GPUs: %s (%s)" % (",".join(grader.gpus), grader.gpu_note) if grader.gpus else
+        "no CUDA device (%s): exercises are built and checked, not run" % grader.gpu_note))
+    print("sandbox: " + grader.confinement.describe())
+    for note in grader.confinement.notes:
+        print("note: sandbox " + note)
+    if args.unsafe_skip_static_checks:
+        print("warning: static checks are off (--unsafe-skip-static-checks): self-test only")
+    for entry in skipped_entries:
+        print("note: skipped %s" % entry)
+
+    lock = threading.Lock()
+    records = results.load_records(out)
+    state = {"graded": 0}
+
+    def write(record):
+        results.write_student(out, record)
+        with lock:
+            records[record.student] = record.to_json()
+            results.write_atomically(os.path.join(out, "grades.csv"),
+                                     results.gradebook_csv(records, exercise_ids))
+            state["graded"] += 1
+            line = "  %-30s %3d/%-3d %s" % (
+                record.student, sum(o.points for o in record.outcomes),
+                sum(o.exercise.max_points for o in record.outcomes),
+                ", ".join("%s %s" % (o.exercise.id.split("/")[-1],
+                                     results.STATUS_WORDS[o.status])
+                          for o in record.outcomes if o.status != "passed") or "all passed")
+            print(line[:160], flush=True)
+
+    started = time.monotonic()
+    slots = list(range(len(grader.gpus))) or [None]
+    ahead = threading.Semaphore(args.jobs + 2 * len(slots))
+    order = queue.Queue()
+    builders = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+
+    def feed():
+        for submission in todo:
+            ahead.acquire()
+            if grader.stop.is_set():
+                break
+            order.put((submission, builders.submit(grader.prepare_student, submission)))
+        for _ in slots:
+            order.put(None)
+
+    def work(slot):
+        while True:
+            item = order.get()
+            if item is None:
+                return
+            submission, future = item
+            try:
+                record = grader.finish_student(submission, future.result(), slot)
+                if not grader.stop.is_set():
+                    write(record)
+            except Exception:  # a grader bug must not cost the other students
+                print("grader error on %s:\n%s" % (submission.student, traceback.format_exc()),
+                      file=sys.stderr)
+            finally:
+                shutil.rmtree(os.path.join(grader.scratch, submission.student),
+                              ignore_errors=True)
+                ahead.release()
+
+    threads = [threading.Thread(target=feed, daemon=True)] + [
+        threading.Thread(target=work, args=(slot,), daemon=True) for slot in slots]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except KeyboardInterrupt:
+        grader.stop.set()
+        grader.confinement.kill_everything()
+        shutil.rmtree(grader.scratch, ignore_errors=True)
+        print("\ninterrupted: %d student%s graded and written in this run; run again to "
+              "grade the rest" % (state["graded"], "" if state["graded"] == 1 else "s"),
+              file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(130)  # what was written is whole; nothing in flight is worth waiting for
+    builders.shutdown()
+    shutil.rmtree(grader.scratch, ignore_errors=True)
+    print()
+    notes = grader.confinement.notes
+    print(results.summary(records, exercise_ids, time.monotonic() - started, state["graded"],
+                          already, notes=[]))
+    print("\nWritten: %s (gradebook), %s/NAME/feedback.md and results.json" % (
+        os.path.join(args.out, "grades.csv"), os.path.join(args.out, "students")))
+    graded = {s.student for s in found}
+    complete = all(records.get(s, {}).get("complete") for s in graded)
+    return 0 if complete else 1
+
+
+def command_report(args):
+    out = os.path.abspath(args.out)
+    course = course_module.Course(os.path.join(HERE, ".."), args.course_build)
+    exercise_ids = course.list_exercises()
+    records = results.load_records(out)
+    results.write_atomically(os.path.join(out, "grades.csv"),
+                             results.gradebook_csv(records, exercise_ids))
+    print(results.summary(records, exercise_ids))
+    return 0
+
+
+def exercise_of_path(path):
+    """exercises/ch01-memory/roundtrip.c, solutions/..., mutants/ch01-memory/roundtrip--x.c."""
+    parts = os.path.normpath(path).split(os.sep)
+    if len(parts) < 2 or not parts[-1].endswith(".c"):
+        return None
+    return parts[-2] + "/" + parts[-1][:-2].split("--")[0]
+
+
+def command_inspect(args):
+    """Compiles and checks files as if submitted, in parallel; links and runs nothing.
+
+    Each file's exercise comes from its path, as in the course's trees. The
+    self-test uses this to see that every solution, stub and mutant passes the
+    static checks, so the allow-list keeps up with the course.
+    """
+    os.umask(0o022)
+    args.gpus = "none"
+    grader = Grader(args)
+    scratch_parent = os.path.abspath(args.scratch or tempfile.gettempdir())
+    try:
+        grader.prepare([grader.course.root], scratch_parent)
+    except (course_module.CourseError, RuntimeError) as err:
+        print("inspect: %s" % err, file=sys.stderr)
+        return 2
+
+    def one(path):
+        exercise = grader.course.exercises.get(exercise_of_path(path))
+        if exercise is None:
+            return path, "not an exercise of this course"
+        folder = tempfile.mkdtemp(dir=grader.scratch)
+        os.chmod(folder, 0o755)
+        with open(path, "rb") as f:
+            build = grader.build(folder, exercise, f.read(), link=False)
+        shutil.rmtree(folder, ignore_errors=True)
+        return path, None if build.status == "built" else "%s: %s" % (
+            build.status, "; ".join(build.details))
+
+    status = 0
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for path, problem in pool.map(one, args.files):
+                if problem:
+                    status = 1
+                    print("not accepted %s: %s" % (path, problem))
+                else:
+                    print("accepted %s" % path)
+    finally:
+        shutil.rmtree(grader.scratch, ignore_errors=True)
+    return status
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command")
+    grade = commands.add_parser("grade")
+    report = commands.add_parser("report")
+    inspect = commands.add_parser("inspect")
+    for sub in (grade, report, inspect):
+        sub.add_argument("--course-build", default="build")
+        sub.add_argument("--cc")
+        sub.add_argument("--cflags")
+        sub.add_argument("--cppflags")
+        sub.add_argument("--ldflags")
+        sub.add_argument("--ldlibs")
+        sub.add_argument("--cuda-home")
+        sub.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+        sub.add_argument("--gpus")
+        sub.add_argument("--scratch")
+        sub.add_argument("--test-timeout", type=int)
+        sub.add_argument("--student-timeout", type=int, default=1800)
+        sub.add_argument("--per-gpu", type=int, default=1)
+        sub.add_argument("--slice")
+        sub.add_argument("--regrade", action="store_true")
+        sub.add_argument("--unsafe-skip-static-checks", action="store_true",
+                         help=argparse.SUPPRESS)
+    grade.add_argument("--submissions", required=True)
+    grade.add_argument("--out", default="grades")
+    report.add_argument("--out", default="grades")
+    inspect.add_argument("files", nargs="+")
+    args = parser.parse_args(argv)
+    if getattr(args, "per_gpu", 1) < 1 or getattr(args, "jobs", 1) < 1:
+        parser.error("--per-gpu and --jobs take a number of at least 1")
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return {"grade": command_grade, "report": command_report,
+            "inspect": command_inspect}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

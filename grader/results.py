@@ -1,0 +1,330 @@
+"""results.py - a student's outcomes, and what is written from them.
+
+Per student, in OUT/students/NAME/: feedback.md (what `make check` would have
+said, exercise by exercise), results.json (Gradescope's layout) and grade.json
+(the grader's record, written last: a student with a complete grade.json is
+graded, and a rerun skips them). OUT/grades.csv is rebuilt from the grade.json
+files, so it always matches them, whichever run or Slurm task wrote them.
+Every file is written to a temporary name in its folder and renamed.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import statistics
+import textwrap
+import threading
+import time
+
+# An exercise's status, and the line that says it in the feedback.
+STATUS_WORDS = {
+    "passed": "passed",
+    "failed": "failed",
+    "not_started": "not started",
+    "missing": "missing",
+    "does_not_compile": "does not compile",
+    "rejected": "refused by the grader",
+    "timed_out": "did not finish",
+    "no_report": "stopped before reporting",
+    "not_run": "not graded yet",
+}
+BUILD_FAILURES = ("does_not_compile", "rejected")
+
+
+class Outcome:
+    """One exercise of one student."""
+
+    def __init__(self, exercise, status, tests=None, details=None, note=""):
+        self.exercise = exercise
+        self.status = status
+        # [{name, points, passed, message}], in the rubric's order
+        self.tests = tests if tests is not None else [
+            {"name": name, "points": points, "passed": False, "message": ""}
+            for name, points in exercise.tests]
+        self.details = details or []  # compiler errors, reasons for a refusal
+        self.note = note  # one more sentence: output printed, time taken
+
+    @property
+    def points(self):
+        return sum(t["points"] for t in self.tests if t["passed"])
+
+    @property
+    def complete(self):
+        return self.status != "not_run"
+
+    def to_json(self):
+        return {"status": self.status, "points": self.points,
+                "max_points": self.exercise.max_points, "title": self.exercise.title,
+                "tests": self.tests, "details": self.details, "note": self.note}
+
+
+class StudentRecord:
+    def __init__(self, student, source, notes=(), problem=None, fingerprint=None):
+        self.student = student
+        self.fingerprint = fingerprint
+        self.source = source  # the submission's file or folder name
+        self.notes = list(notes)  # files ignored in the submission
+        self.problem = problem
+        self.outcomes = []
+        self.graded_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+    @property
+    def complete(self):
+        return all(o.complete for o in self.outcomes)
+
+    def to_json(self):
+        return {"student": self.student, "submission": self.source, "complete": self.complete,
+                "fingerprint": self.fingerprint,
+                "graded_at": self.graded_at, "notes": self.notes, "problem": self.problem,
+                "points": sum(o.points for o in self.outcomes),
+                "max_points": sum(o.exercise.max_points for o in self.outcomes),
+                "exercises": {o.exercise.id: o.to_json() for o in self.outcomes}}
+
+
+# --- Writing files -----------------------------------------------------------------------
+
+def write_atomically(path, text):
+    """Writes text to path through a temporary file in the same folder and a rename."""
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    temporary = os.path.join(folder, ".%s.tmp-%d-%d" % (os.path.basename(path), os.getpid(),
+                                                        threading.get_ident()))
+    with open(temporary, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)
+
+
+def student_folder(out, student):
+    return os.path.join(out, "students", student)
+
+
+def is_graded(out, student, fingerprint=None):
+    """True when the student's grade.json is complete (and of these very files)."""
+    try:
+        with open(os.path.join(student_folder(out, student), "grade.json")) as f:
+            record = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return record.get("complete") is True and (
+        fingerprint is None or record.get("fingerprint") == fingerprint)
+
+
+def write_student(out, record):
+    """feedback.md, results.json, then grade.json: the last one marks the student graded."""
+    folder = student_folder(out, record.student)
+    write_atomically(os.path.join(folder, "feedback.md"), feedback(record))
+    write_atomically(os.path.join(folder, "results.json"),
+                     json.dumps(gradescope(record), indent=2) + "\n")
+    write_atomically(os.path.join(folder, "grade.json"),
+                     json.dumps(record.to_json(), indent=2) + "\n")
+
+
+def load_records(out):
+    """Every student's grade.json in out, by student."""
+    records = {}
+    base = os.path.join(out, "students")
+    for student in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        try:
+            with open(os.path.join(base, student, "grade.json")) as f:
+                records[student] = json.load(f)
+        except (OSError, ValueError):
+            continue
+    return records
+
+
+def gradebook_csv(records, exercise_ids):
+    """grades.csv: a row per student, a column per exercise, the total; blank = not graded."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["student"] + list(exercise_ids) + ["total"])
+    for student, record in sorted(records.items()):
+        cells = []
+        for exercise_id in exercise_ids:
+            outcome = record.get("exercises", {}).get(exercise_id)
+            cells.append("" if outcome is None or outcome["status"] == "not_run"
+                         else outcome["points"])
+        total = record.get("points", 0) if record.get("complete") else ""
+        writer.writerow([_csv_safe(student)] + cells + [total])
+    return text.getvalue()
+
+
+def _csv_safe(text):
+    """No cell may start like a spreadsheet formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+# --- The feedback, in make check's words --------------------------------------------------
+
+def _indent(text, prefix):
+    return "\n".join(prefix + line if line else line for line in text.splitlines())
+
+
+def _clean(text):
+    """Printable text only: a submission's words end up in here."""
+    return re.sub(r"[^\x09\x0a\x20-\x7e\u00a0-\uffff]", "?", text)
+
+
+def exercise_block(outcome):
+    """The exercise's block as `make check` prints it (without colour)."""
+    exercise = outcome.exercise
+    passed = sum(1 for t in outcome.tests if t["passed"])
+    word = {"passed": "PASS", "not_started": "TODO"}.get(outcome.status, "FAIL")
+    lines = ["%s  %-28s %d/%d tests  %d/%d points  %s" % (
+        word, exercise.id, passed, len(outcome.tests), outcome.points, exercise.max_points,
+        exercise.title)]
+    source = "exercises/%s.c" % exercise.id
+    status = outcome.status
+    if status == "missing":
+        lines.append("      %s is missing from the submission" % source)
+    elif status == "does_not_compile":
+        lines.append("      %s does not compile:" % source)
+        lines += ["        " + line for line in outcome.details]
+    elif status == "rejected":
+        lines.append("      %s was not run: the grader refuses it before linking, because" % source)
+        lines += ["        - " + line for line in outcome.details]
+    elif status == "not_started":
+        lines.append("      not started: open %s and replace its TODO" % source)
+    elif status == "not_run":
+        lines.append("      not graded yet: %s" % (outcome.details[0] if outcome.details else ""))
+    elif status in ("timed_out", "no_report"):
+        lines.append("      " + (outcome.details[0] if outcome.details else STATUS_WORDS[status]))
+    if status in ("failed",) or (status in ("timed_out", "no_report") and passed):
+        for test in outcome.tests:
+            if test["passed"]:
+                continue
+            lines.append("      FAIL %s (%d point%s)" % (test["name"], test["points"],
+                                                        "" if test["points"] == 1 else "s"))
+            lines.append(_indent(test["message"] or "(no message)", "           "))
+    if status not in ("passed", "not_started", "not_run", "missing"):
+        lines.append("      hint: " + _indent(exercise.hint, "            ").lstrip())
+    if outcome.note:
+        lines.append("      note: " + outcome.note)
+    return _clean("\n".join(lines))
+
+
+def _fenced(text):
+    longest = max([len(run) for run in re.findall(r"`+", text)] + [2])
+    fence = "`" * (longest + 1)
+    return "%stext\n%s\n%s" % (fence, text, fence)
+
+
+def feedback(record):
+    total = sum(o.points for o in record.outcomes)
+    maximum = sum(o.exercise.max_points for o in record.outcomes)
+    done = sum(1 for o in record.outcomes if o.status == "passed")
+    lines = ["# Feedback for %s" % _clean(record.student), "",
+             "**%d of %d points**, %d of %d exercises done. Graded %s from `%s`." % (
+                 total, maximum, done, len(record.outcomes), record.graded_at,
+                 _clean(record.source).replace("`", "'")), ""]
+    if record.problem:
+        lines += ["**%s.**" % _clean(record.problem), ""]
+    lines += ["| exercise | points | result |", "| --- | ---: | --- |"]
+    for o in record.outcomes:
+        lines.append("| %s | %d/%d | %s |" % (o.exercise.id, o.points, o.exercise.max_points,
+                                            STATUS_WORDS[o.status]))
+    lines.append("")
+    if record.notes:
+        lines += ["Files in the submission that were not graded:", ""]
+        lines += ["- " + _clean(n).replace("`", "'") for n in record.notes] + [""]
+    for o in record.outcomes:
+        lines += ["## %s: %s (%d/%d points)" % (o.exercise.id, _clean(o.exercise.title),
+                                                o.points, o.exercise.max_points), "",
+                  _fenced(exercise_block(o)), ""]
+    lines.append("Run `make check` on your own machine for the same tests and messages.")
+    return "\n".join(lines) + "\n"
+
+
+def gradescope(record):
+    """Gradescope's results.json: a test per rubric test, named exercise: sentence."""
+    tests = []
+    for o in record.outcomes:
+        why = None
+        if o.status not in ("passed", "failed", "not_started"):
+            block = exercise_block(o).split("\n")[1:]
+            why = textwrap.dedent("\n".join(block))
+        for i, test in enumerate(o.tests):
+            if test["passed"]:
+                output = ""
+            elif why is not None:
+                output = why if i == 0 else "see the first test of %s" % o.exercise.id
+            else:
+                output = test["message"] + ("\n\nhint: " + o.exercise.hint
+                                            if o.status == "failed" else "")
+            tests.append({"name": "%s: %s" % (o.exercise.id, test["name"]),
+                          "score": test["points"] if test["passed"] else 0,
+                          "max_score": test["points"],
+                          "status": "passed" if test["passed"] else "failed",
+                          "output": _clean(output)})
+    notes = "\n".join(["Not graded from the submission: " + _clean(n) for n in record.notes])
+    return {"score": sum(o.points for o in record.outcomes),
+            "max_score": sum(o.exercise.max_points for o in record.outcomes),
+            "output": (_clean(record.problem) + "\n" if record.problem else "") + notes,
+            "tests": tests}
+
+
+# --- The summary --------------------------------------------------------------------------
+
+def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=()):
+    """The terminal summary: students graded, mean and spread per exercise, build failures."""
+    lines = []
+    complete = {s: r for s, r in records.items() if r.get("complete")}
+    if seconds is not None:
+        rate = graded_now / (seconds / 60) if seconds > 0 else 0
+        lines.append("Graded %d student%s in %s (%.1f per minute)%s." % (
+            graded_now, "" if graded_now == 1 else "s", _duration(seconds), rate,
+            "; %d already graded, skipped (unchanged since; REGRADE=1 grades them again)"
+            % skipped
+            if skipped else ""))
+    lines.append("Gradebook: %d student%s graded%s." % (
+        len(complete), "" if len(complete) == 1 else "s",
+        ", %d not yet" % (len(records) - len(complete)) if len(records) > len(complete) else ""))
+    if complete:
+        lines.append("")
+        lines.append("%-32s %5s %7s %7s %5s %5s" % ("exercise", "max", "mean", "sd", "min",
+                                                   "max"))
+        columns = list(exercise_ids) + ["total"]
+        for column in columns:
+            values, maximum = [], 0
+            for record in complete.values():
+                if column == "total":
+                    values.append(record.get("points", 0))
+                    maximum = max(maximum, record.get("max_points", 0))
+                else:
+                    outcome = record.get("exercises", {}).get(column)
+                    if outcome:
+                        values.append(outcome["points"])
+                        maximum = max(maximum, outcome["max_points"])
+            if not values:
+                continue
+            spread = statistics.pstdev(values) if len(values) > 1 else 0.0
+            lines.append("%-32s %5d %7.1f %7.1f %5d %5d" % (
+                column, maximum, statistics.mean(values), spread, min(values), max(values)))
+    failed = []
+    for student, record in sorted(records.items()):
+        for exercise_id, outcome in sorted(record.get("exercises", {}).items()):
+            if outcome["status"] in BUILD_FAILURES:
+                detail = (outcome.get("details") or [""])[0]
+                failed.append("  %-28s %-30s %s%s" % (
+                    student, exercise_id, STATUS_WORDS[outcome["status"]],
+                    ": " + detail[:80] if outcome["status"] == "rejected" and detail else ""))
+        if record.get("problem"):
+            failed.append("  %-28s %s" % (student, record["problem"]))
+    if failed:
+        lines += ["", "Submissions that failed to build (%d):" % len(failed)] + failed
+    pending = [s for s, r in sorted(records.items()) if not r.get("complete")]
+    if pending:
+        lines += ["", "Not graded yet (%d): %s" % (len(pending), ", ".join(pending[:20]) +
+                                                   (" ..." if len(pending) > 20 else ""))]
+    for note in notes:
+        lines.append("note: " + note)
+    return "\n".join(lines)
+
+
+def _duration(seconds):
+    minutes, seconds = divmod(int(math.ceil(seconds)), 60)
+    return "%dm%02ds" % (minutes, seconds) if minutes else "%ds" % seconds

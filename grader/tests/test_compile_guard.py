@@ -1,0 +1,61 @@
+"""The compiler launcher's reading of preprocessed text: includes, #line, assembly."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import compile_guard  # noqa: E402
+
+MAIN = "exercises/ch01-memory/roundtrip.c"
+PREAMBLE = ('# 0 "%s"\n# 0 "<built-in>"\n# 0 "<command-line>"\n'
+            '# 1 "/usr/include/stdc-predef.h" 1 3 4\n# 0 "<command-line>" 2\n# 1 "%s"\n'
+            % (MAIN, MAIN))
+
+
+def scan(body, allowed=lambda name: not name.startswith("/etc")):
+    return compile_guard.scan_preprocessed(PREAMBLE + body, MAIN, allowed)
+
+
+class Scanning(unittest.TestCase):
+    def test_plain_c_with_headers_passes(self):
+        body = ('# 1 "/usr/include/stdio.h" 1 3 4\nextern int printf (const char *, ...)\n'
+                '  __asm__ ("" "printf");\n# 5 "%s" 2\nint f(void) { return 0; }\n' % MAIN)
+        self.assertEqual(scan(body), [])
+
+    def test_assembly_in_the_students_lines_is_refused(self):
+        reasons = scan('void f(void) { __asm__ volatile ("syscall"); }\n')
+        self.assertEqual(len(reasons), 1)
+        self.assertIn("inline assembly (__asm__)", reasons[0])
+
+    def test_words_inside_strings_do_not_count(self):
+        self.assertEqual(scan('const char *s = "asm __asm__ \\" asm";\nchar c = \'a\';\n'), [])
+
+    def test_builtins_that_reach_the_stack_frames_are_refused(self):
+        reasons = scan("void *f(void) { return __builtin_return_address(0); }\n")
+        self.assertIn("__builtin_return_address", reasons[0])
+
+    def test_an_include_outside_the_allowed_files_is_refused(self):
+        reasons = scan('# 1 "/etc/passwd" 1\nroot:x:0:0\n# 3 "%s" 2\n' % MAIN)
+        self.assertEqual(len(reasons), 1)
+        self.assertIn("/etc/passwd", reasons[0])
+
+    def test_line_directives_cannot_hide_the_students_lines(self):
+        reasons = scan('# 1 "/usr/include/stdio.h"\nvoid f(void) { asm(""); }\n')
+        self.assertTrue(any("#line" in r for r in reasons))
+        reasons = scan('# 1 "<built-in>"\nvoid f(void) { asm(""); }\n')
+        self.assertTrue(any("#line" in r for r in reasons))
+
+    def test_escaped_file_names_are_read_back(self):
+        self.assertEqual(compile_guard.unescape('a\\"b\\\\c\\101'), 'a"b\\cA')
+
+
+class Arguments(unittest.TestCase):
+    def test_outputs_and_dependency_flags_are_dropped_for_preprocessing(self):
+        kept, source = compile_guard.split_arguments(
+            ["-Iharness", "-O2", "-MMD", "-MP", "-c", MAIN, "-o", "build/x.o", "-MF", "x.d"])
+        self.assertEqual(kept, ["-Iharness", "-O2", MAIN])
+        self.assertEqual(source, MAIN)
+
+
+if __name__ == "__main__":
+    unittest.main()

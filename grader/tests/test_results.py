@@ -1,0 +1,127 @@
+"""What is written from the outcomes: atomically, in make check's words, in Gradescope's layout."""
+import csv
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import course  # noqa: E402
+import results  # noqa: E402
+
+EXERCISE = course.Exercise("ch01-memory/roundtrip", {
+    "title": "Round trip", "hint": "use bytes",
+    "tests": [{"name": "the floats come back", "points": 3},
+              {"name": "errors are returned", "points": 2}]})
+OTHER = course.Exercise("ch01-memory/directions", {
+    "title": "Directions", "hint": "four kinds", "tests": [{"name": "all four", "points": 5}]})
+
+
+def record(*outcomes, student="alice"):
+    r = results.StudentRecord(student, student + ".zip", notes=["ignored x.h: a header"])
+    r.outcomes = list(outcomes)
+    return r
+
+
+def tests(first, second, message="only 256 of 1024 floats arrived"):
+    return [{"name": "the floats come back", "points": 3, "passed": first,
+             "message": "" if first else message},
+            {"name": "errors are returned", "points": 2, "passed": second, "message": ""}]
+
+
+class Writing(unittest.TestCase):
+    def test_a_file_is_replaced_whole_and_no_temporary_is_left(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "grades.csv")
+        results.write_atomically(path, "old\n")
+        results.write_atomically(path, "new\n")
+        with open(path) as f:
+            self.assertEqual(f.read(), "new\n")
+        self.assertEqual(os.listdir(folder), ["grades.csv"])
+
+    def test_grade_json_is_written_last_and_marks_the_student_graded(self):
+        out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, out, True)
+        done = record(results.Outcome(EXERCISE, "failed", tests(False, True)))
+        results.write_student(out, done)
+        self.assertTrue(results.is_graded(out, "alice"))
+        done.fingerprint = "abc"
+        results.write_student(out, done)
+        self.assertTrue(results.is_graded(out, "alice", "abc"))
+        self.assertFalse(results.is_graded(out, "alice", "resubmitted"))
+        pending = record(results.Outcome(EXERCISE, "not_run", details=["no GPU"]), student="bob")
+        results.write_student(out, pending)
+        self.assertFalse(results.is_graded(out, "bob"))
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "students", "alice"))),
+                         ["feedback.md", "grade.json", "results.json"])
+
+
+class Gradebook(unittest.TestCase):
+    def test_a_row_per_student_a_column_per_exercise_blank_when_not_graded(self):
+        records = {
+            "alice": record(results.Outcome(EXERCISE, "failed", tests(False, True)),
+                            results.Outcome(OTHER, "missing")).to_json(),
+            "bob": record(results.Outcome(EXERCISE, "passed", tests(True, True)),
+                          results.Outcome(OTHER, "not_run"), student="bob").to_json(),
+            "-cmd": record(results.Outcome(EXERCISE, "missing"),
+                           results.Outcome(OTHER, "missing"), student="-cmd").to_json(),
+        }
+        rows = list(csv.reader(io.StringIO(results.gradebook_csv(
+            records, ["ch01-memory/roundtrip", "ch01-memory/directions"]))))
+        self.assertEqual(rows[0], ["student", "ch01-memory/roundtrip", "ch01-memory/directions",
+                                   "total"])
+        self.assertEqual(rows[1:], [["'-cmd", "0", "0", "0"], ["alice", "2", "0", "2"],
+                                    ["bob", "5", "", ""]])
+
+
+class Feedback(unittest.TestCase):
+    def test_a_failure_reads_as_make_check_prints_it(self):
+        text = results.feedback(record(results.Outcome(EXERCISE, "failed", tests(False, True))))
+        self.assertIn("FAIL  ch01-memory/roundtrip        1/2 tests  2/5 points  Round trip", text)
+        self.assertIn("      FAIL the floats come back (3 points)\n"
+                      "           only 256 of 1024 floats arrived", text)
+        self.assertIn("      hint: use bytes", text)
+        self.assertIn("ignored x.h", text)
+
+    def test_compiler_output_cannot_break_out_of_its_block(self):
+        outcome = results.Outcome(EXERCISE, "does_not_compile",
+                                  details=["x.c:1: error: ```` # Full marks \x1b[2J"])
+        text = results.feedback(record(outcome))
+        self.assertIn("`````text\n", text)
+        self.assertNotIn("\x1b", text)
+
+    def test_gradescope_layout(self):
+        doc = results.gradescope(record(results.Outcome(EXERCISE, "failed", tests(False, True)),
+                                        results.Outcome(OTHER, "rejected",
+                                                        details=["it uses fork"])))
+        self.assertEqual((doc["score"], doc["max_score"]), (2, 10))
+        self.assertEqual([(t["name"], t["score"], t["max_score"], t["status"])
+                          for t in doc["tests"]],
+                         [("ch01-memory/roundtrip: the floats come back", 0, 3, "failed"),
+                          ("ch01-memory/roundtrip: errors are returned", 2, 2, "passed"),
+                          ("ch01-memory/directions: all four", 0, 5, "failed")])
+        self.assertIn("it uses fork", doc["tests"][2]["output"])
+        self.assertIn("hint: use bytes", doc["tests"][0]["output"])
+        json.dumps(doc)
+
+
+class Summary(unittest.TestCase):
+    def test_mean_spread_and_build_failures(self):
+        records = {
+            "a": record(results.Outcome(EXERCISE, "passed", tests(True, True))).to_json(),
+            "b": record(results.Outcome(EXERCISE, "does_not_compile", details=["x: error"]),
+                        student="b").to_json(),
+        }
+        text = results.summary(records, ["ch01-memory/roundtrip"], 60, 2, 1)
+        self.assertIn("Graded 2 students in 1m00s (2.0 per minute); 1 already graded", text)
+        self.assertIn("ch01-memory/roundtrip                5     2.5     2.5     0     5", text)
+        self.assertIn("b                            ch01-memory/roundtrip          does not compile",
+                      text)
+
+
+if __name__ == "__main__":
+    unittest.main()

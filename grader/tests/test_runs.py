@@ -1,0 +1,143 @@
+"""Running test programs confined: the result channel, crashes, output, time, leftovers.
+
+Uses the harness's own fixtures (selftest/fixtures/), whose tests touch no
+CUDA, so this runs on any machine, under whatever confinement it allows.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COURSE = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import course  # noqa: E402
+import grade  # noqa: E402
+import sandbox  # noqa: E402
+
+FIXTURES = ("harness_behaviour", "result_channel")
+
+
+def processes_with(marker):
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+class Runs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}
+        subprocess.run(["make", "-s", "--no-print-directory"] +
+                       ["build/selftest/fixtures/" + f for f in FIXTURES],
+                       cwd=COURSE, env=env, check=True)
+        cls.scratch = tempfile.mkdtemp()
+        os.chmod(cls.scratch, 0o755)
+        for fixture in FIXTURES:  # where any uid can run them
+            shutil.copy(os.path.join(COURSE, "build", "selftest", "fixtures", fixture),
+                        cls.scratch)
+        cls.uid = sandbox.unused_uids(1, 61000)[0] if os.geteuid() == 0 else None
+        os.makedirs(os.path.join(cls.scratch, "run"))
+        if cls.uid is not None:
+            os.chown(os.path.join(cls.scratch, "run"), cls.uid, cls.uid)
+
+        def trial(confinement):
+            run = confinement.run(["/bin/true"], cls.scratch, {"PATH": "/usr/bin:/bin"}, 10,
+                                  sandbox.Limits(10, 1 << 20), cls.uid)
+            return None if run.returncode == 0 else run.output.decode(errors="replace")
+
+        cls.confinement = sandbox.probe(cls.scratch, [COURSE], trial)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.scratch, ignore_errors=True)
+
+    def run_fixture(self, name, timeout=60):
+        program = os.path.join(self.scratch, name)
+        rubric = os.path.join(self.scratch, name + ".json")
+        subprocess.run([program, "--rubric", "--json", rubric], stdout=subprocess.DEVNULL,
+                       check=True)
+        with open(rubric) as f:
+            import json
+            exercise = course.Exercise("selftest/" + name, json.load(f))
+        env = {"PATH": "/usr/bin:/bin", "COURSE_SKIP_GPU_PROBE": "1", "COURSE_TEST_TIMEOUT": "2",
+               "CK_FORK": "yes", "NO_COLOR": "1", "HOME": self.scratch,
+               "CK_TMPDIR": os.path.join(self.scratch, "run")}
+        run = self.confinement.run([program], os.path.join(self.scratch, "run"), env, timeout,
+                                   sandbox.Limits(30, 1 << 20, 256 if self.uid else None),
+                                   self.uid, result_channel=True, sweep=True)
+        return run, grade.parse_record(run.channel, exercise)
+
+    def test_the_runners_record_arrives_and_bad_tests_fail_alone(self):
+        run, record = self.run_fixture("harness_behaviour")
+        self.assertIsNotNone(record, run.output.decode(errors="replace"))
+        self.assertEqual(record["status"], "failed")
+        passed = [t["name"] for t in record["tests"] if t["passed"]]
+        self.assertEqual(passed, ["a test that passes", "a test after the bad ones still passes"])
+        messages = " ".join(t["message"] for t in record["tests"])
+        for words in ("crashed", "did not finish within 2 s", "called exit(0)"):
+            self.assertIn(words, messages)
+
+    def test_a_test_cannot_write_on_the_result_channel(self):
+        run, record = self.run_fixture("result_channel")
+        self.assertIsNotNone(record, "the channel did not hold one whole record: %r"
+                             % run.channel)
+        self.assertNotIn(b"forged", run.channel)
+        self.assertIn(b"forged", run.output)  # it did print, where nobody listens
+        self.assertEqual([t["passed"] for t in record["tests"]], [False, False])
+
+    def test_output_is_counted_and_capped(self):
+        run = self.confinement.run(["head", "-c", "20000000", "/dev/zero"], self.scratch,
+                                   {"PATH": "/usr/bin:/bin"}, 30,
+                                   sandbox.Limits(30, 1 << 20), self.uid, keep_output=4096)
+        self.assertEqual(run.output_bytes, 20000000)
+        self.assertEqual(len(run.output), 4096)
+
+    def test_a_hang_is_stopped_and_nothing_it_started_survives(self):
+        if not ("pid" in self.confinement.namespaces or self.confinement.uids):
+            self.skipTest("neither a pid namespace nor a uid of its own here: a process that "
+                          "leaves its session can outlive its run")
+        marker = "313.%d" % os.getpid()
+        started = time.monotonic()
+        run = self.confinement.run(
+            ["sh", "-c", "setsid sleep %s & setsid sh -c 'sleep %s' & sleep %s" % ((marker,) * 3)],
+            os.path.join(self.scratch, "run"), {"PATH": "/usr/bin:/bin"}, 2,
+            sandbox.Limits(30, 1 << 20, 64 if self.uid else None), self.uid, sweep=True)
+        self.assertTrue(run.timed_out)
+        self.assertLess(time.monotonic() - started, 15)
+        deadline = time.monotonic() + 5
+        while processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(processes_with(marker), [])
+
+    def test_no_network(self):
+        if "net" not in self.confinement.namespaces:
+            self.skipTest("no network namespace here")
+        run = self.confinement.run(["cat", "/proc/net/dev"], self.scratch,
+                                   {"PATH": "/usr/bin:/bin"}, 10, sandbox.Limits(10, 1 << 20),
+                                   self.uid)
+        interfaces = [line.split(":")[0].strip() for line in
+                      run.output.decode().splitlines()[2:]]
+        self.assertEqual(interfaces, ["lo"])
+
+    def test_the_protected_folders_are_read_only(self):
+        if "mount" not in self.confinement.namespaces and not self.confinement.uids:
+            self.skipTest("neither a mount namespace nor a uid of its own here")
+        target = os.path.join(COURSE, "build", "grader-test-%d" % os.getpid())
+        run = self.confinement.run(["touch", target], self.scratch, {"PATH": "/usr/bin:/bin"},
+                                   10, sandbox.Limits(10, 1 << 20), self.uid)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertFalse(os.path.exists(target))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,41 @@
+# grade.mk - `make grade`: grading a class's submissions (grader/README.md).
+#
+# The grader (grader/grade.py) finds the exercises with `make list-exercises`,
+# builds the course's own objects with the rules above, and builds each
+# submission's test program in a scratch folder with those same rules.
+
+PYTHON ?= python3
+# The grading knobs count only when given on the command line: names such as OUT,
+# SCRATCH or JOBS often mean something else in an environment (a cluster's scratch space).
+grade_knob = $(if $(filter command line,$(origin $(1))),$($(1)))
+GRADE_OUT = $(or $(call grade_knob,OUT),grades)
+GRADER_OPTIONS = --course-build "$(BUILD)" --cc "$(CC)" --cflags "$(CFLAGS)" \
+    --cppflags "$(CPPFLAGS)" --ldflags "$(LDFLAGS)" --ldlibs "$(LDLIBS)" --cuda-home "$(CUDA_HOME)" \
+    $(if $(call grade_knob,JOBS),--jobs $(JOBS)) $(if $(call grade_knob,GPUS),--gpus "$(GPUS)") \
+    $(if $(call grade_knob,SCRATCH),--scratch "$(SCRATCH)") \
+    $(if $(call grade_knob,TEST_TIMEOUT),--test-timeout $(TEST_TIMEOUT)) \
+    $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout $(STUDENT_TIMEOUT)) \
+    $(if $(call grade_knob,SLICE),--slice $(SLICE)) \
+    $(if $(call grade_knob,PER_GPU),--per-gpu $(PER_GPU)) \
+    $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade)
+
+.PHONY: grade grade-report grade-benchmark
+
+## make grade SUBMISSIONS=DIR [OUT=grades] [REGRADE=1]   grade a class: gradebook, feedback, results.json
+grade: prerequisites
+	@$(if $(SUBMISSIONS),,echo "make grade: say where the submissions are: make grade SUBMISSIONS=DIR" >&2; exit 2)
+	@$(PYTHON) grader/grade.py grade --submissions "$(SUBMISSIONS)" --out "$(GRADE_OUT)" $(GRADER_OPTIONS)
+
+## make grade-report [OUT=grades]       rebuild grades.csv and the summary from OUT (after a sliced run)
+grade-report:
+	@$(PYTHON) grader/grade.py report --out "$(GRADE_OUT)" $(GRADER_OPTIONS)
+
+## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
+grade-benchmark: prerequisites
+	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh $(or $(STUDENTS),100)
+
+# The functions an exercise's header declares (gcc -aux-info): all a submission may define.
+$(BUILD)/grade/api/%.aux: exercises/%.h
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) $(CFLAGS) \
+	    -fsyntax-only -aux-info $@ -x c $<

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""check_grades.py - compares what make grade wrote with what each student deserves.
+
+    check_grades.py EXPECTED.tsv OUT [--no-gpu] [--subset]
+
+EXPECTED.tsv comes from grader/make_class.py (its docstring has the format).
+Prints one line per student, "ok STUDENT: ..." or "FAIL STUDENT: ...", and a
+line per check of the output as a whole; exits 1 on any failure. With
+--no-gpu the grader could build but not run: exercises it would have run must
+be "not graded yet", the rest exactly as expected. With --subset the gradebook
+may hold other students too.
+
+Expected points "oracle:FILE" are what the course's own test program for FILE
+(a mutant or a stub, built by make) scores when run directly: the grader must
+agree with make check.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+COURSE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DECIDED_WITHOUT_RUNNING = ("missing", "does_not_compile", "rejected")
+
+
+def oracle_points(source, cache={}):
+    """Points the course's own test program gives a mutant or stub file."""
+    if source in cache:
+        return cache[source]
+    tree, rest = source.split("/", 1)
+    program = os.path.join("build", "tests", tree, rest[:-2])
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}
+    subprocess.run(["make", "-s", "--no-print-directory", program], cwd=COURSE, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    record_path = os.path.join(COURSE, "build", "selftest", "oracle-%s.json"
+                               % rest.replace("/", "_"))
+    subprocess.run([os.path.join(COURSE, program), "--json", record_path], cwd=COURSE, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(record_path) as f:
+        cache[source] = json.load(f)["points"]
+    return cache[source]
+
+
+def expected_points(spec, outcome):
+    tests = outcome["tests"]
+    if spec == "max":
+        return outcome["max_points"]
+    if spec.startswith("all-but:"):
+        return sum(t["points"] for t in tests if t["name"] != spec[8:])
+    if spec.startswith("only:"):
+        return sum(t["points"] for t in tests if t["name"] == spec[5:])
+    if spec.startswith("oracle:"):
+        return oracle_points(spec[7:])
+    if spec == "any":
+        return outcome["points"]
+    return int(spec)
+
+
+def main(argv):
+    expected_file, out = argv[0], argv[1]
+    no_gpu = "--no-gpu" in argv
+    rows = {}
+    with open(expected_file) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                student, exercise, points, status, phrase = line.rstrip("\n").split("\t")
+                rows.setdefault(student, {})[exercise] = (points, status, phrase)
+    failures = 0
+    with open(os.path.join(out, "grades.csv")) as f:
+        gradebook = {row["student"]: row for row in csv.DictReader(f)}
+    for student, wanted in sorted(rows.items()):
+        folder = os.path.join(out, "students", student)
+        problems = []
+        try:
+            with open(os.path.join(folder, "grade.json")) as f:
+                record = json.load(f)
+            with open(os.path.join(folder, "results.json")) as f:
+                gradescope = json.load(f)
+            with open(os.path.join(folder, "feedback.md")) as f:
+                feedback = f.read()
+        except (OSError, ValueError) as err:
+            print("FAIL %s: its files are missing or broken (%s)" % (student, err))
+            failures += 1
+            continue
+        for exercise, outcome in sorted(record["exercises"].items()):
+            points, status, phrase = wanted.get(exercise, wanted.get("*", ("?", "?", "-")))
+            if points == "?":
+                problems.append("%s has no expectation" % exercise)
+                continue
+            if no_gpu and status not in DECIDED_WITHOUT_RUNNING:
+                if outcome["status"] != "not_run":
+                    problems.append("%s: %s without a GPU, not 'not_run'" % (
+                        exercise, outcome["status"]))
+                continue
+            want = expected_points(points, outcome)
+            if outcome["points"] != want:
+                problems.append("%s: %d points, not %d" % (exercise, outcome["points"], want))
+            if status != "any" and outcome["status"] != status:
+                problems.append("%s: %s, not %s" % (exercise, outcome["status"], status))
+            if phrase != "-" and phrase not in feedback:
+                problems.append("%s: the feedback does not say %r" % (exercise, phrase))
+            cell = gradebook.get(student, {}).get(exercise)
+            if cell != str(outcome["points"]):
+                problems.append("%s: grades.csv says %r, grade.json %d" % (
+                    exercise, cell, outcome["points"]))
+        if not no_gpu:
+            if not record.get("complete"):
+                problems.append("not marked complete")
+            if gradescope.get("score") != record.get("points"):
+                problems.append("results.json scores %s, grade.json %s" % (
+                    gradescope.get("score"), record.get("points")))
+            if any(t.get("status") not in ("passed", "failed") for t in gradescope["tests"]):
+                problems.append("results.json has a test status other than passed/failed")
+        if problems:
+            failures += 1
+            print("FAIL %s: %s" % (student, "; ".join(problems)))
+        else:
+            print("ok %s: %s" % (student, ", ".join(
+                "%s %s %d" % (e.split("/")[-1], o["status"], o["points"])
+                for e, o in sorted(record["exercises"].items()))))
+    unexpected = sorted(set(gradebook) - set(rows))
+    if unexpected and "--subset" not in argv:
+        failures += 1
+        print("FAIL the gradebook has students nobody submitted: %s" % ", ".join(unexpected))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
