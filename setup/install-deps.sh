@@ -11,6 +11,8 @@
 # neither root nor, when .deps/ already holds the .deb files, a network. The
 # Makefile finds that prefix by itself. The CUDA toolkit and driver are not
 # installed here (they come from NVIDIA); when missing, this says what to get.
+# python3, which the grader (make grade) needs, comes as root or through sudo;
+# without either, this says how and carries on, since make check does not need it.
 #
 # The book (`make book`) needs pandoc (2.17 or later), Graphviz and gnuplot, from the same
 # packages, as root or through sudo: with no way to install them, --book stops with the
@@ -147,9 +149,29 @@ check_deps() {
       mkdir -p .deps/debs && cd .deps/debs && apt-get download check libsubunit-dev libsubunit0"
 }
 
+# Python 3, its standard library alone, runs the grader (make grade) and its part of make test.
+# Not needed for make check, so failing to install it only says so.
+python_deps() {
+    command -v python3 >/dev/null 2>&1 && { say "python3 is installed"; return 0; }
+    echo "deps: python3 is missing (make grade and its self-test need it); installing it"
+    if command -v apt-get >/dev/null 2>&1; then
+        if [[ $(id -u) -eq 0 ]]; then
+            install=python3 apt_install && command -v python3 >/dev/null 2>&1 &&
+                { say "installed python3"; return 0; }
+        elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            install=python3 apt_install sudo && command -v python3 >/dev/null 2>&1 &&
+                { say "installed python3 with sudo"; return 0; }
+        fi
+    fi
+    echo "deps: could not install python3, so \`make grade\` will not work. Run, as root:
+      apt-get install python3" >&2
+    return 0
+}
+
 if [[ $want_check == true ]]; then
     check_cuda
     check_deps
+    python_deps
 fi
 if [[ $want_book != no ]]; then
     book_deps
