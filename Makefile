@@ -140,7 +140,7 @@ test-now:
 
 ## make run            run the chapter programs (CH=1 for one chapter)
 run: prerequisites
-	@$(MAKE) --no-print-directory $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES))
+	@$(MAKE) -s --no-print-directory $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES))
 	@status=0; for program in $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES)); do \
 	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
 

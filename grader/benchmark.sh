@@ -37,4 +37,5 @@ print("benchmark: %s students in %.0f s: %.1f students per minute (%s GPU%s, %s 
 PY
 )
 echo "$result" | tee "$work/result.txt"
+python3 grader/profile.py "$work/out" | tee -a "$work/result.txt"
 echo "benchmark: log in $work/grade.log, gradebook in $work/out/grades.csv"

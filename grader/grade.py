@@ -54,6 +54,7 @@ class Build:
         self.details = details or []
         self.program = program
         self.source = source
+        self.seconds = 0.0  # how long building and inspecting took, for the benchmark
 
 
 class Grader:
@@ -259,7 +260,9 @@ class Grader:
             elif source is None:
                 build = Build("missing")
             else:
+                build_started = time.monotonic()
                 build = self.build(folder, exercise, source)
+                build.seconds = time.monotonic() - build_started
             built.append((exercise, folder, build))
         return built, started
 
@@ -283,13 +286,18 @@ class Grader:
                 return results.Outcome(exercise, "timed_out", details=[
                     "the student's time limit (%d s) ran out before these tests could run"
                     % self.args.student_timeout])
-            return self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+            run_started = time.monotonic()
+            outcome = self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+            outcome.seconds = {"build": round(build.seconds, 2),
+                               "tests": round(time.monotonic() - run_started, 2)}
+            return outcome
 
         runnable = [item for item in built if item[2].status == "built"]
         for exercise, _, build in built:
             if build.status != "built":
                 outcomes[exercise.id] = results.Outcome(exercise, build.status,
                                                         details=build.details)
+                outcomes[exercise.id].seconds = {"build": round(build.seconds, 2), "tests": 0}
         # With PER_GPU > 1, the exercises that do not time the GPU run side by side, each
         # in a lane with a uid of its own; those that time it always run alone.
         alone = [item for item in runnable if item[0].times_gpu or self.args.per_gpu == 1]

@@ -46,6 +46,7 @@ class Outcome:
             for name, points in exercise.tests]
         self.details = details or []  # compiler errors, reasons for a refusal
         self.note = note  # one more sentence: output printed, time taken
+        self.seconds = {}  # {"build": s, "tests": s}: where grading time goes
 
     @property
     def points(self):
@@ -58,7 +59,8 @@ class Outcome:
     def to_json(self):
         return {"status": self.status, "points": self.points,
                 "max_points": self.exercise.max_points, "title": self.exercise.title,
-                "tests": self.tests, "details": self.details, "note": self.note}
+                "tests": self.tests, "details": self.details, "note": self.note,
+                "seconds": self.seconds}
 
 
 class StudentRecord:
