@@ -274,7 +274,7 @@ class Grader:
                                        submission.problem, submission.fingerprint())
         outcomes = {}
 
-        def run_one(item, lane=0):
+        def run_exercise(item, lane):
             exercise, folder, build = item
             seconds_left = self.args.student_timeout - (time.monotonic() - started)
             if self.stop.is_set():
@@ -286,9 +286,12 @@ class Grader:
                 return results.Outcome(exercise, "timed_out", details=[
                     "the student's time limit (%d s) ran out before these tests could run"
                     % self.args.student_timeout])
+            return self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+
+        def run_one(item, lane=0):
             run_started = time.monotonic()
-            outcome = self.run_tests(folder, exercise, build, slot, seconds_left, lane)
-            outcome.seconds = {"build": round(build.seconds, 2),
+            outcome = run_exercise(item, lane)
+            outcome.seconds = {"build": round(item[2].seconds, 2),
                                "tests": round(time.monotonic() - run_started, 2)}
             return outcome
 
