@@ -64,7 +64,9 @@ for exercise in "$@"; do
     if [[ $status -eq 77 ]]; then
         echo
         echo "${yellow}No CUDA device is available${reset}, so no exercise was graded: these tests run"
-        echo "on an NVIDIA GPU. Check that \`nvidia-smi\` lists one and that its driver is loaded."
+        echo "on an NVIDIA GPU. Check that \`nvidia-smi\` lists one. If the reason above says the"
+        echo "driver is missing or insufficient, install NVIDIA's driver for your GPU, as new as your"
+        echo "CUDA toolkit needs (Debian: nvidia-driver; Ubuntu: ubuntu-drivers install)."
         exit 1
     fi
 done
