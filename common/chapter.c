@@ -63,3 +63,19 @@ int verdict(const char *failure)
     printf("FAILED: %s\n", failure);
     return EXIT_FAILURE;
 }
+
+void usage_exit_on_help(const char *arg, const char *argv0, const char *usage)
+{
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        usage_print(stdout, argv0, usage);
+        exit(EXIT_SUCCESS);
+    }
+}
+
+void csv_write_provenance(FILE *csv, const char *what, const device_info *info, const char *date)
+{
+    char driver[16], runtime[16];
+    fprintf(csv, "# %s\n# gpu: %s, driver %s, runtime %s, date %s\n", what, info->name,
+            cuda_version_string(info->driver_version, driver, sizeof driver),
+            cuda_version_string(info->runtime_version, runtime, sizeof runtime), date);
+}

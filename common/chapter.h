@@ -10,6 +10,8 @@
 #ifndef COURSE_CHAPTER_H
 #define COURSE_CHAPTER_H
 
+#include "device_info.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +24,14 @@ void usage_print(FILE *to, const char *argv0, const char *usage);
 /* Writes "NAME: MESSAGE" and the usage line to stderr and exits with EXIT_USAGE. */
 _Noreturn void usage_error(const char *argv0, const char *usage, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Prints the usage on stdout and exits 0 when arg asks for help ("-h" or "--help"). */
+void usage_exit_on_help(const char *arg, const char *argv0, const char *usage);
+
+/* The first two lines of every CSV file a chapter program writes: "# WHAT" and
+ * "# gpu: NAME, driver X, runtime Y, date DATE". The book titles its plots from
+ * the gpu line. */
+void csv_write_provenance(FILE *csv, const char *what, const device_info *info, const char *date);
 
 /* Parses a count of elements the way parse_size reads sizes ("1000", "64K", "1M":
  * K and M multiply by 1024). Returns false for anything else, zero, or a count

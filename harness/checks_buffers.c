@@ -19,26 +19,16 @@ void fill_bytes(void *h_bytes, size_t bytes)
         b[i] = (unsigned char)(i % 251); /* 251 is prime and below the poison byte */
 }
 
-static bool all_poison(const unsigned char *bytes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (bytes[i] != POISON_BYTE)
-            return false;
-    return true;
-}
-
 bool describe_byte_mismatch(const void *got, const void *want, size_t bytes, size_t element_size,
                             const char *what, char *message, size_t size)
 {
     const unsigned char *g = got, *w = want;
-    size_t first_wrong = 0;
-    while (first_wrong < bytes && g[first_wrong] == w[first_wrong])
-        first_wrong++;
+    size_t first_wrong = first_differing_byte(got, want, bytes);
     if (first_wrong == bytes)
         return false;
 
     const size_t elements = element_size ? bytes / element_size : bytes;
-    if (all_poison(g + first_wrong, bytes - first_wrong)) {
+    if (holds_only_poison(g + first_wrong, bytes - first_wrong)) {
         if (first_wrong == 0)
             snprintf(message, size,
                      "none of the %zu bytes of %s arrived: every byte still holds the test's "
@@ -93,13 +83,7 @@ const char *kind_mismatch_note(void)
         enum cudaMemcpyKind actual = memcpy_kind_for(call->dst_location, call->src_location);
         if (call->kind == actual)
             continue;
-        snprintf(note, sizeof note,
-                 " cudaMemcpy number %zu copies from %s to %s but says %s: the kind must name "
-                 "the direction the data moves, here %s (or cudaMemcpyDefault, which infers "
-                 "it).",
-                 n, memory_location_name(call->src_location),
-                 memory_location_name(call->dst_location), memcpy_kind_name(call->kind),
-                 memcpy_kind_name(actual));
+        snprintf(note, sizeof note, " %s.", describe_kind_mismatch(n, NULL, call));
         break;
     }
     return note;

@@ -71,12 +71,22 @@ void fill_floats(float *h_values, size_t n)
         h_values[i] = 1.0f + (float)(i % (1u << 22)) / 4.0f;
 }
 
-static bool is_poison(const unsigned char *bytes, size_t count)
+bool holds_only_poison(const void *buffer, size_t count)
 {
+    const unsigned char *bytes = buffer;
     for (size_t i = 0; i < count; i++)
         if (bytes[i] != POISON_BYTE)
             return false;
     return true;
+}
+
+size_t first_differing_byte(const void *got, const void *want, size_t bytes)
+{
+    const unsigned char *g = got, *w = want;
+    size_t first = 0;
+    while (first < bytes && g[first] == w[first])
+        first++;
+    return first;
 }
 
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
@@ -84,15 +94,12 @@ bool describe_float_mismatch(const float *got, const float *want, size_t n, cons
 {
     const size_t element = sizeof(float);
     const unsigned char *got_bytes = (const unsigned char *)got;
-    const unsigned char *want_bytes = (const unsigned char *)want;
-    size_t total = n * element, first_wrong = 0;
-    while (first_wrong < total && got_bytes[first_wrong] == want_bytes[first_wrong])
-        first_wrong++;
+    size_t total = n * element, first_wrong = first_differing_byte(got, want, total);
     if (first_wrong == total)
         return false;
 
     size_t arrived = first_wrong / element; /* whole floats before the first wrong byte */
-    if (is_poison(got_bytes + first_wrong, total - first_wrong)) {
+    if (holds_only_poison(got_bytes + first_wrong, total - first_wrong)) {
         if (first_wrong == 0)
             snprintf(message, size,
                      "none of the %zu floats of %s arrived: every byte still holds the test's "
@@ -195,6 +202,19 @@ static const char *direction_words(enum cudaMemcpyKind kind)
     }
 }
 
+const char *describe_kind_mismatch(size_t nth, const char *what, const traced_call *call)
+{
+    static char sentence[512];
+    snprintf(sentence, sizeof sentence,
+             "cudaMemcpy number %zu%s%s%s copies from %s to %s but says %s: the kind must name the "
+             "direction the data moves, here %s (or cudaMemcpyDefault, which infers it)",
+             nth, what ? " (" : "", what ? what : "", what ? ")" : "",
+             memory_location_name(call->src_location), memory_location_name(call->dst_location),
+             memcpy_kind_name(call->kind),
+             memcpy_kind_name(memcpy_kind_for(call->dst_location, call->src_location)));
+    return sentence;
+}
+
 void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                    enum cudaMemcpyKind expected_direction, const char *what)
 {
@@ -217,11 +237,6 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                   "the destination is the first argument, the source the second",
                   nth, what, memory_location_name(call->src_location),
                   memory_location_name(call->dst_location), direction_words(expected_direction));
-    ck_assert_msg(call->kind == actual || call->kind == cudaMemcpyDefault,
-                  "cudaMemcpy number %zu (%s) copies from %s to %s but says %s: the kind must "
-                  "name the direction the data moves, here %s (or cudaMemcpyDefault, which "
-                  "infers it)",
-                  nth, what, memory_location_name(call->src_location),
-                  memory_location_name(call->dst_location), memcpy_kind_name(call->kind),
-                  memcpy_kind_name(actual));
+    ck_assert_msg(call->kind == actual || call->kind == cudaMemcpyDefault, "%s",
+                  describe_kind_mismatch(nth, what, call));
 }

@@ -91,6 +91,15 @@ const char *error_text(cudaError_t err);
         trace_stop();                                                                              \
     } while (0)
 
+/* The byte comparison under every diagnosis: the offset of the first byte where got and
+ * want differ (`bytes` when they are equal), and whether a region still holds only poison. */
+size_t first_differing_byte(const void *got, const void *want, size_t bytes);
+bool holds_only_poison(const void *buffer, size_t count);
+
+/* "cudaMemcpy number N (what) copies from X to Y but says KIND: the kind must name ..."
+ * (what may be NULL); in a static buffer. */
+const char *describe_kind_mismatch(size_t nth, const char *what, const traced_call *call);
+
 /* Fails the test, naming the pitfall, unless the nth (1-based) traced cudaMemcpy
  * moved expected_bytes in expected_direction with a kind that says so. */
 void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,

@@ -67,10 +67,8 @@ static void require(bool ok, const char *what, const char **failure)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage_print(stdout, argv[0], usage);
-        return 0;
-    }
+    if (argc > 1)
+        usage_exit_on_help(argv[1], argv[0], usage);
     if (argc > 1)
         usage_error(argv[0], usage, "unexpected argument '%s'", argv[1]);
 

@@ -58,10 +58,8 @@ static bool expect_error(const char *mistake, const char *call, cudaError_t got,
 int main(int argc, char **argv)
 {
     size_t n = 1 << 20;
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage_print(stdout, argv[0], usage);
-        return 0;
-    }
+    if (argc > 1)
+        usage_exit_on_help(argv[1], argv[0], usage);
     if (argc > 2)
         usage_error(argv[0], usage, "too many arguments");
     if (argc == 2 && !parse_count(argv[1], sizeof(float), &n))

@@ -53,10 +53,8 @@ int main(int argc, char **argv)
     bool poison_device = true;
     const char *count_text = NULL;
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
-            usage_print(stdout, argv[0], usage);
-            return 0;
-        } else if (strcmp(argv[a], "--unpoisoned") == 0)
+        usage_exit_on_help(argv[a], argv[0], usage);
+        if (strcmp(argv[a], "--unpoisoned") == 0)
             poison_device = false;
         else if (argv[a][0] == '-' || count_text != NULL)
             usage_error(argv[0], usage, "unexpected argument '%s'", argv[a]);

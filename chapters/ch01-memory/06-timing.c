@@ -61,10 +61,7 @@ static options parse_options(int argc, char **argv)
     options opt = {.sizes = {4, 4 << 10, 1 << 20, 64 << 20}, .size_count = 4, .reps = 7};
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            usage_print(stdout, argv[0], usage);
-            exit(EXIT_SUCCESS);
-        }
+        usage_exit_on_help(arg, argv[0], usage);
         bool known =
             strcmp(arg, "--sizes") == 0 || strcmp(arg, "--reps") == 0 || strcmp(arg, "--csv") == 0;
         if (!known)
@@ -103,18 +100,18 @@ static options parse_options(int argc, char **argv)
 static void write_csv_header(FILE *csv, const options *opt)
 {
     device_info info;
-    char driver[16], runtime[16], date[32];
+    char date[32];
     CUDA_CHECK(device_info_query(0, &info));
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    csv_write_provenance(
+        csv, "host-to-device cudaMemcpy from pageable memory, CUDA events against the host clock",
+        &info, date);
     fprintf(csv,
-            "# host-to-device cudaMemcpy from pageable memory, CUDA events against the host clock\n"
-            "# gpu: %s, driver %s, runtime %s, date %s\n"
             "# unit: milliseconds and GB/s (10^9 bytes per second), median of %d copies each\n"
             "# made by: chapters/ch01-memory/06-timing\n"
             "size_bytes,event_ms,host_ms,event_gb_per_s,host_gb_per_s\n",
-            info.name, cuda_version_string(info.driver_version, driver, sizeof driver),
-            cuda_version_string(info.runtime_version, runtime, sizeof runtime), date, opt->reps);
+            opt->reps);
 }
 
 int main(int argc, char **argv)

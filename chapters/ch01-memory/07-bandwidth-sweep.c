@@ -80,10 +80,7 @@ static options parse_options(int argc, char **argv)
     options opt = {.min_bytes = 4, .max_bytes = (size_t)64 << 20};
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            usage_print(stdout, argv[0], usage);
-            exit(EXIT_SUCCESS);
-        }
+        usage_exit_on_help(arg, argv[0], usage);
         if (strcmp(arg, "--min") != 0 && strcmp(arg, "--max") != 0 && strcmp(arg, "--reps") != 0 &&
             strcmp(arg, "--csv") != 0)
             usage_error(argv[0], usage, "unexpected argument '%s'", arg);
@@ -273,7 +270,7 @@ typedef struct sweep_results {
 static FILE *open_csv(const char *dir, const char *name, const char *what, const device_info *info,
                       const char *date, char *tmp_path, size_t size)
 {
-    char driver[16], runtime[16], cpu[256];
+    char cpu[256];
     snprintf(tmp_path, size, "%s/.%s.tmp", dir, name);
     FILE *file = fopen(tmp_path, "w");
     if (file == NULL) {
@@ -281,13 +278,11 @@ static FILE *open_csv(const char *dir, const char *name, const char *what, const
         exit(EXIT_FAILURE);
     }
     host_cpu_name(cpu, sizeof cpu);
+    csv_write_provenance(file, what, info, date);
     fprintf(file,
-            "# %s\n"
-            "# gpu: %s, driver %s, runtime %s, date %s\n"
             "# host: %s\n"
             "# made by: chapters/ch01-memory/07-bandwidth-sweep (make measure)\n",
-            what, info->name, cuda_version_string(info->driver_version, driver, sizeof driver),
-            cuda_version_string(info->runtime_version, runtime, sizeof runtime), date, cpu);
+            cpu);
     return file;
 }
 

@@ -63,6 +63,39 @@ START_TEST(wrong_values_name_the_first_wrong_element)
 }
 END_TEST
 
+START_TEST(count_bytes_for_count_elements_is_named_at_any_element_size)
+{
+    unsigned char want_bytes[96], got_bytes[96];
+    fill_bytes(want_bytes, sizeof want_bytes);
+    poison_host(got_bytes, sizeof got_bytes);
+    memcpy(got_bytes, want_bytes, 8); /* 8 twelve-byte structs copied as 8 bytes */
+    ck_assert(describe_byte_mismatch(got_bytes, want_bytes, sizeof got_bytes, 12, "the structs",
+                                     message, sizeof message));
+    ck_assert_msg(strstr(message, "only the first 8 of 96 bytes") != NULL, "%s", message);
+    ck_assert_msg(strstr(message, "(8 * 12 = 96)") != NULL, "%s", message);
+    memcpy(got_bytes, want_bytes, sizeof got_bytes);
+    ck_assert(!describe_byte_mismatch(got_bytes, want_bytes, sizeof got_bytes, 12, "the structs",
+                                      message, sizeof message));
+}
+END_TEST
+
+START_TEST(a_kind_that_contradicts_the_pointers_is_named_with_the_right_one)
+{
+    traced_call call = {.function = TRACED_cudaMemcpy,
+                        .dst_location = LOCATION_DEVICE,
+                        .src_location = LOCATION_PAGEABLE_HOST,
+                        .kind = cudaMemcpyDeviceToHost};
+    ck_assert_str_eq(describe_kind_mismatch(1, "the copy up", &call),
+                     "cudaMemcpy number 1 (the copy up) copies from pageable host memory to device "
+                     "memory but says cudaMemcpyDeviceToHost: the kind must name the direction the "
+                     "data moves, here cudaMemcpyHostToDevice (or cudaMemcpyDefault, which infers "
+                     "it)");
+    ck_assert_msg(
+        strncmp(describe_kind_mismatch(2, NULL, &call), "cudaMemcpy number 2 copies", 26) == 0,
+        "%s", describe_kind_mismatch(2, NULL, &call));
+}
+END_TEST
+
 START_TEST(json_strings_escape_quotes_backslashes_and_control_characters)
 {
     char *text = NULL;
@@ -113,6 +146,8 @@ int main(void)
     tcase_add_test(tc, nothing_copied_is_named_as_untouched_poison);
     tcase_add_test(tc, a_short_copy_of_another_length_is_called_short);
     tcase_add_test(tc, wrong_values_name_the_first_wrong_element);
+    tcase_add_test(tc, count_bytes_for_count_elements_is_named_at_any_element_size);
+    tcase_add_test(tc, a_kind_that_contradicts_the_pointers_is_named_with_the_right_one);
     tcase_add_test(tc, json_strings_escape_quotes_backslashes_and_control_characters);
     tcase_add_test(tc, the_kind_follows_from_where_the_pointers_live);
     tcase_add_test(tc, injected_failures_hit_the_nth_call_only);
