@@ -116,7 +116,7 @@ UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
 
 # --- Entry points ----------------------------------------------------------------------------
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build \
-        list-exercises list-mutants list-chapters
+        list-exercises list-mutants list-chapters list-unit-tests list-toolchain
 
 ## make                build every chapter program and the solutions' test programs
 all: prerequisites
@@ -164,3 +164,6 @@ list-exercises: ; @printf '%s\n' $(EXERCISES)
 list-mutants: ; @printf '%s\n' $(MUTANTS)
 list-chapters: ; @printf '%s\n' $(CHAPTER_PROGRAMS)
 list-unit-tests: ; @printf "%s\n" $(UNIT_TESTS)
+# The toolkit and compiler this make resolved, so that a build elsewhere (the
+# grader's, with a clean environment) uses the same ones.
+list-toolchain: ; @printf '%s\n' 'CC=$(CC)' 'CUDA_HOME=$(CUDA_HOME)'

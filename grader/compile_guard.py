@@ -27,7 +27,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 FORBIDDEN_WORDS = {
     "asm": "inline assembly (asm)",
@@ -187,21 +186,25 @@ def allowed_predicate(compiler, args, course_root, source):
 def guard(compiler, args, source, course_root, report_path):
     """Returns the exit status to give (0: go on and compile)."""
     preprocess_args, _ = split_arguments(args)
-    with tempfile.NamedTemporaryFile(suffix=".i", dir=os.path.dirname(report_path) or ".") as out:
-        run = subprocess.run(compiler + preprocess_args + ["-E", "-o", out.name],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             universal_newlines=True, errors="replace")
-        with open(out.name, errors="replace") as f:
-            text = f.read()
+    # The preprocessed text comes through a pipe: gcc deletes an output file when it
+    # fails, and its own words on stderr are what a failure must show.
+    run = subprocess.run(compiler + preprocess_args + ["-E"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    text = run.stdout.decode("utf-8", errors="replace")
+    stderr = run.stderr.decode("utf-8", errors="replace")
     allowed = allowed_predicate(compiler, args, course_root, source)
     reasons = scan_preprocessed(text, source, allowed)
     report = {"rejected": reasons, "preprocessor_failed": run.returncode != 0}
     if run.returncode != 0 and not reasons:
         # Only the preprocessor's words about the student's file and the course's
         # headers: never lines of some other file it was pointed at.
-        shown = [line for line in run.stderr.splitlines()
-                 if line.split(":", 1)[0] and allowed(line.split(":", 1)[0])]
-        report["diagnostics"] = "\n".join(shown[:40])
+        # The driver's own lines ("cc: error: ...") name no file's content either.
+        driver = os.path.basename(compiler[0])
+        shown = [line for line in stderr.splitlines()
+                 if line.split(":", 1)[0] and (line.split(":", 1)[0] == driver or
+                                               allowed(line.split(":", 1)[0]))]
+        report["diagnostics"] = "\n".join(shown[:40] or [
+            "the preprocessor stopped (exit status %d) and named no file" % run.returncode])
     with open(report_path + ".tmp", "w") as f:
         json.dump(report, f)
     os.replace(report_path + ".tmp", report_path)

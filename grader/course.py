@@ -75,9 +75,25 @@ class Course:
             raise CourseError("make list-exercises failed:\n" + run.stdout)
         return [line.strip() for line in run.stdout.splitlines() if line.strip()]
 
+    def resolve_toolchain(self):
+        """Fixes CC and CUDA_HOME to what this make resolves here.
+
+        The submissions' builds run with a bare environment, where a CUDA_HOME
+        set in the instructor's shell would be missing; without this they would
+        look for the toolkit elsewhere than the course's own build did.
+        """
+        run = self.make("list-toolchain")
+        if run.returncode != 0:
+            raise CourseError("make list-toolchain failed:\n" + run.stdout)
+        for line in run.stdout.splitlines():
+            name, _, value = line.partition("=")
+            if name in ("CC", "CUDA_HOME") and value and not self.make_vars.get(name):
+                self.make_vars[name] = value
+
     def prepare(self, exercise_ids=None):
         """Builds what grading needs from the course and reads every rubric."""
         ids = exercise_ids or self.list_exercises()
+        self.resolve_toolchain()
         libraries = [os.path.join(self.build, "lib", name)
                      for name in ("libharness.a", "libcommon.a")]
         test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]

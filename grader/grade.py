@@ -62,9 +62,8 @@ class Grader:
         self.args = args
         make_vars = {"CC": args.cc, "CFLAGS": args.cflags, "CPPFLAGS": args.cppflags,
                      "LDFLAGS": args.ldflags, "LDLIBS": args.ldlibs, "CUDA_HOME": args.cuda_home}
-        self.make_vars = {k: v for k, v in make_vars.items() if v is not None}
         self.course = course_module.Course(os.path.join(HERE, ".."), args.course_build,
-                                           self.make_vars)
+                                           {k: v for k, v in make_vars.items() if v is not None})
         self.allow = None
         self.confinement = None
         self.build_uid = None
@@ -81,6 +80,9 @@ class Grader:
         exercises = self.course.prepare()
         self.allow = static_checks.AllowList(os.path.join(HERE, "allowed-symbols.txt"),
                                              extra_names=self.course.common_symbols)
+        problem = sandbox.scratch_problem(scratch_parent, os.geteuid() == 0)
+        if problem:
+            raise RuntimeError(problem)
         remove_stale_scratch(scratch_parent)
         self.scratch = tempfile.mkdtemp(prefix="course-grade-%d-" % os.getpid(),
                                         dir=scratch_parent)
@@ -151,13 +153,14 @@ class Grader:
         relative_source = os.path.join("exercises", exercise.id + ".c")
         guard_report = os.path.join(folder, "guard.json")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "LC_ALL": "C",
-               "TMPDIR": folder, "GRADE_REAL_CC": self.make_vars.get("CC") or "cc",
+               "TMPDIR": folder, "GRADE_REAL_CC": self.course.make_vars.get("CC") or "cc",
                "GRADE_STUDENT_SOURCE": relative_source, "GRADE_COURSE_ROOT": self.course.root,
                "GRADE_GUARD_REPORT": guard_report}
         for name in ("PKG_CONFIG_PATH", "CUDA_PATH"):
             if name in os.environ:
                 env[name] = os.environ[name]
-        variables = dict(self.make_vars, BUILD=self.course.build)
+        # The course's own CC and CUDA_HOME (Course.resolve_toolchain), whatever the shell had.
+        variables = dict(self.course.make_vars, BUILD=self.course.build)
         variables["CC"] = "%s %s" % (self.python, os.path.join(HERE, "compile_guard.py"))
         variables["LDFLAGS"] = (variables.get("LDFLAGS", "") + " -Wl,-z,noexecstack").strip()
         variables["LDLIBS"] = (variables.get("LDLIBS", "") + " " + os.path.join(

@@ -271,6 +271,28 @@ class Confinement:
             self._kill(process, None)
 
 
+def scratch_problem(scratch, other_uids):
+    """Why the test programs built in folders made in `scratch` could not run, or None.
+
+    other_uids: whether unprivileged uids must reach them (they need `scratch`
+    and every folder above it open to others).
+    """
+    if os.statvfs(scratch).f_flag & os.ST_NOEXEC:
+        return ("the scratch folder %s is on a file system mounted noexec, where the test "
+                "programs built there cannot run: give another with SCRATCH=DIR" % scratch)
+    if other_uids:
+        folder = scratch
+        while True:
+            if not os.stat(folder).st_mode & 0o001:
+                return ("other users cannot enter %s, so the unprivileged uids that build and "
+                        "run submissions cannot reach the scratch folder %s: give another with "
+                        "SCRATCH=DIR, or open it with chmod o+x %s" % (folder, scratch, folder))
+            if folder == os.path.dirname(folder):
+                return None
+            folder = os.path.dirname(folder)
+    return None
+
+
 def probe(scratch, protected, trial):
     """The strongest confinement under which trial(confinement) returns None.
 
@@ -284,6 +306,7 @@ def probe(scratch, protected, trial):
         for namespaces in (strongest, ("net", "pid"), ("net",), ()):
             candidates.append(Confinement(scratch, protected, namespaces, uids))
     failures = []
+    reasons = set()
     for confinement in candidates:
         why = trial(confinement)
         if why is None:
@@ -299,4 +322,8 @@ def probe(scratch, protected, trial):
             return confinement
         failures.append("%s: %s" % (" + ".join(confinement.namespaces + (
             ("uid",) if confinement.uids else ())) or "limits only", why))
+        reasons.add(why)
+    if len(reasons) == 1:
+        raise RuntimeError("%s, with or without the sandbox, so the sandbox is not the cause"
+                           % reasons.pop())
     raise RuntimeError("no way to run a submission works here: " + "; ".join(failures[-3:]))

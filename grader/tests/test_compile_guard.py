@@ -1,6 +1,9 @@
 """The compiler launcher's reading of preprocessed text: includes, #line, assembly."""
+import json
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +58,40 @@ class Arguments(unittest.TestCase):
             ["-Iharness", "-O2", "-MMD", "-MP", "-c", MAIN, "-o", "build/x.o", "-MF", "x.d"])
         self.assertEqual(kept, ["-Iharness", "-O2", MAIN])
         self.assertEqual(source, MAIN)
+
+
+
+class Guarding(unittest.TestCase):
+    """guard() itself, on a real compiler, in a folder laid out like a build view."""
+
+    def setUp(self):
+        self.view = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.view)
+        os.makedirs(os.path.join(self.view, "exercises", "ch01-memory"))
+        self.report = os.path.join(self.view, "guard.json")
+        self.cwd = os.getcwd()
+        os.chdir(self.view)
+        self.addCleanup(os.chdir, self.cwd)
+
+    def guard(self, text):
+        with open(MAIN, "w") as f:
+            f.write(text)
+        status = compile_guard.guard(["cc"], ["-c", MAIN, "-o", "x.o"], MAIN, self.view,
+                                     self.report)
+        with open(self.report) as f:
+            return status, json.load(f)
+
+    def test_a_clean_file_goes_on_to_the_compiler(self):
+        status, report = self.guard("#include <stddef.h>\nint f(void) { return 0; }\n")
+        self.assertEqual((status, report["rejected"], report["preprocessor_failed"]),
+                         (0, [], False))
+
+    def test_a_missing_header_is_reported_in_the_preprocessors_words(self):
+        # gcc deletes its output file when it fails: the guard must still say why.
+        status, report = self.guard('#include "not_there.h"\n')
+        self.assertEqual(status, 1)
+        self.assertTrue(report["preprocessor_failed"])
+        self.assertIn("not_there.h: No such file or directory", report["diagnostics"])
 
 
 if __name__ == "__main__":

@@ -90,8 +90,10 @@ EOF
 )
 if [[ $first_status -eq 130 && $whole =~ ^[0-9]+$ ]] && grep -q "interrupted:" "$grader_work/first.log"; then
     pass "an interrupted make grade stops at once and leaves whole files ($whole students graded)"
-elif [[ $whole =~ ^[0-9]+$ ]]; then
+elif [[ $whole =~ ^[0-9]+$ ]] && grep -q "^grading " "$grader_work/first.log"; then
     pass "make grade finished before it could be interrupted; its files are whole"
+elif [[ $whole =~ ^[0-9]+$ ]]; then
+    fail "make grade started grading (exit $first_status)" "$(tail -n 20 "$grader_work/first.log")"
 else
     fail "an interrupted make grade leaves whole files (exit $first_status)" "$whole
 $(tail -n 20 "$grader_work/first.log")"

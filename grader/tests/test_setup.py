@@ -1,0 +1,60 @@
+"""Before any student: the scratch folder, and the toolchain the builds are given."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COURSE = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import course  # noqa: E402
+import sandbox  # noqa: E402
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.parent = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.parent)
+        os.chmod(self.parent, 0o755)
+
+    def test_an_open_folder_is_fine(self):
+        self.assertIsNone(sandbox.scratch_problem(self.parent, other_uids=True))
+
+    def test_a_folder_closed_to_others_is_named_when_other_uids_need_it(self):
+        private = os.path.join(self.parent, "private")
+        scratch = os.path.join(private, "scratch")
+        os.makedirs(scratch)
+        os.chmod(private, 0o700)
+        problem = sandbox.scratch_problem(scratch, other_uids=True)
+        self.assertIn("other users cannot enter %s" % private, problem)
+        self.assertIn("chmod o+x %s" % private, problem)
+        self.assertIsNone(sandbox.scratch_problem(scratch, other_uids=False))
+
+
+class Toolchain(unittest.TestCase):
+    def listed(self, *variables):
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}
+        run = subprocess.run(["make", "-s", "--no-print-directory", "list-toolchain"] +
+                             list(variables), cwd=COURSE, env=env, stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True)
+        return dict(line.partition("=")[::2] for line in run.stdout.splitlines())
+
+    def test_the_builds_get_what_the_courses_make_resolved(self):
+        # A submission is built with a bare environment: CUDA_HOME must be passed
+        # down explicitly, or it finds another toolkit than the course did, or none.
+        own = course.Course(COURSE)
+        own.resolve_toolchain()
+        expected = self.listed()
+        self.assertEqual(own.make_vars["CUDA_HOME"], expected["CUDA_HOME"])
+        self.assertEqual(own.make_vars["CC"], expected["CC"])
+
+    def test_what_the_instructor_gave_is_kept(self):
+        own = course.Course(COURSE, make_vars={"CUDA_HOME": "/opt/cuda-given"})
+        own.resolve_toolchain()
+        self.assertEqual(own.make_vars["CUDA_HOME"], "/opt/cuda-given")
+
+
+if __name__ == "__main__":
+    unittest.main()
