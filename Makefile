@@ -113,6 +113,7 @@ EXERCISE_TESTS := $(EXERCISES:%=$(BUILD)/tests/exercises/%)
 MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
+TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build \
@@ -122,7 +123,7 @@ UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
 all: prerequisites
 	@$(MAKE) --no-print-directory course-build
 
-course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(BUILD)/tools/gpu_probe
+course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 check: prerequisites

@@ -20,6 +20,17 @@ mkdir -p "$work"
 mix=$(python3 grader/make_class.py benchmark "$work/class" "$students")
 echo "benchmark: a class of $students students: $mix"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+# Every test creates a CUDA context in a process of its own: how fast this
+# machine creates them, one at a time and side by side, on one GPU and on all,
+# bounds the rate below.
+contexts=()
+if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/context_rate; then
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/context_rate --processes 1 --contexts 8 2>&1)")
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/context_rate --processes 8 --contexts 32 2>&1)")
+    if ((gpus > 1)); then
+        contexts+=("$(build/tools/context_rate --processes $((8 * gpus)) --contexts $((32 * gpus)) 2>&1)")
+    fi
+fi
 start=$(date +%s.%N)
 status=0
 $MAKE -s --no-print-directory grade SUBMISSIONS="$work/class" OUT="$work/out" REGRADE=1 \
@@ -37,5 +48,8 @@ print("benchmark: %s students in %.0f s: %.1f students per minute (%s GPU%s, %s 
 PY
 )
 echo "$result" | tee "$work/result.txt"
+for line in "${contexts[@]}"; do
+    echo "$line" | tee -a "$work/result.txt"
+done
 python3 grader/profile.py "$work/out" | tee -a "$work/result.txt"
 echo "benchmark: log in $work/grade.log, gradebook in $work/out/grades.csv"
