@@ -95,7 +95,7 @@ static bool collect_one(running_child *children, size_t *running, child_report *
 int main(int argc, char **argv)
 {
     size_t processes = 8, contexts = 32;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* each option takes a value */
         usage_exit_on_help(argv[i], argv[0], usage);
         size_t *target = !strcmp(argv[i], "--processes")  ? &processes
                          : !strcmp(argv[i], "--contexts") ? &contexts
@@ -104,7 +104,6 @@ int main(int argc, char **argv)
             usage_error(argv[0], usage, "unknown argument '%s'", argv[i]);
         if (i + 1 == argc || !parse_count(argv[i + 1], 1, target) || *target == 0)
             usage_error(argv[0], usage, "%s needs a positive count", argv[i]);
-        i++;
     }
     if (processes > contexts)
         processes = contexts;

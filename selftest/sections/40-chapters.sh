@@ -1,4 +1,5 @@
-# 40-chapters.sh - every chapter program runs with its defaults and reports success.
+# 40-chapters.sh - every chapter program runs with its defaults and reports success, and
+# the measuring tool the grading benchmark uses creates its contexts.
 section "Chapter programs"
 
 log_dir=build/selftest/chapters

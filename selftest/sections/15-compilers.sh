@@ -1,0 +1,24 @@
+# 15-compilers.sh - the course builds, warning-free under -Werror, with the other common
+# compiler and at other optimisation levels: learners set CC and CFLAGS.
+section "The course under other compilers and flags (host only)"
+
+compile_with() { # DESCRIPTION MAKE-VARIABLE...: build everything into a build folder of its own
+    local description=$1 folder log
+    shift
+    folder=build/selftest/compilers/$(tr -c 'A-Za-z0-9\n' '-' <<<"$description")
+    rm -rf "$folder"
+    if log=$($MAKE -s --no-print-directory -j"$(nproc)" course-build BUILD="$folder" "$@" 2>&1); then
+        pass "everything builds with $description"
+    else
+        fail "everything builds with $description" "$(grep -E 'error|warning' <<<"$log" | head -n 20)"
+    fi
+    rm -rf "$folder"
+}
+
+if command -v clang >/dev/null 2>&1; then
+    compile_with "clang ($(clang --version | head -n 1))" CC=clang
+else
+    skip "everything builds with clang (skipped: clang is not installed here)"
+fi
+compile_with "CFLAGS=-O0" CFLAGS="-O0 -g"
+compile_with "CFLAGS=-O3" CFLAGS="-O3"
