@@ -113,6 +113,10 @@ EXERCISE_TESTS := $(EXERCISES:%=$(BUILD)/tests/exercises/%)
 MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
+CHAPTERS := $(sort $(patsubst chapters/%/,%,$(dir $(CHAPTER_PROGRAMS))))
+# make run CH=1, CH=01 or CH=ch01-memory: that chapter's programs; every chapter's without CH.
+RUN_CHAPTERS := $(if $(CH),$(filter ch0$(CH)-% ch$(CH)-% $(CH),$(CHAPTERS)),$(CHAPTERS))
+RUN_PROGRAMS := $(foreach c,$(RUN_CHAPTERS),$(filter $(BUILD)/chapters/$(c)/%,$(CHAPTER_BINARIES)))
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
@@ -141,8 +145,10 @@ test-now:
 
 ## make run            run the chapter programs (CH=1 for one chapter)
 run: prerequisites
-	@$(MAKE) -s --no-print-directory $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES))
-	@status=0; for program in $(filter $(BUILD)/chapters/ch$(if $(CH),$(shell printf %02d $(CH)),)%,$(CHAPTER_BINARIES)); do \
+	@$(if $(RUN_CHAPTERS),,echo "run: there is no chapter '$(CH)': say CH=1 or CH=ch01-memory (chapters: $(CHAPTERS))" >&2; exit 2)
+	@$(MAKE) -s --no-print-directory $(RUN_PROGRAMS) $(BUILD)/tools/gpu_probe
+	@why=$$($(BUILD)/tools/gpu_probe) || { echo "run: the chapter programs need a CUDA device, and there is none: $$why" >&2; exit 1; }
+	@status=0; for program in $(RUN_PROGRAMS); do \
 	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
 
 ## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book

@@ -558,9 +558,14 @@ def command_grade(args):
 
 def command_report(args):
     out = os.path.abspath(args.out)
+    records = results.load_records(out)
+    if not records:
+        print("make grade-report: %s holds no graded student (no %s): give the OUT that "
+              "make grade wrote" % (args.out, os.path.join(args.out, "students", "*",
+                                                             "grade.json")), file=sys.stderr)
+        return 2
     course = course_module.Course(os.path.join(HERE, ".."), args.course_build)
     exercise_ids = course.list_exercises()
-    records = results.load_records(out)
     results.write_atomically(os.path.join(out, "grades.csv"),
                              results.gradebook_csv(records, exercise_ids))
     print(results.summary(records, exercise_ids))

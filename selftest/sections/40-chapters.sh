@@ -2,6 +2,14 @@
 # the measuring tool the grading benchmark uses creates its contexts.
 section "Chapter programs"
 
+# A chapter that is not there is named, before anything is built or run (no GPU needed).
+run_log=$($MAKE -s --no-print-directory run CH=99 2>&1)
+if [[ $? -ne 0 && $run_log == *"no chapter '99'"* ]]; then
+    pass "make run CH=99 stops, naming the chapter that is not there"
+else
+    fail "make run CH=99 stops, naming the chapter that is not there" "$run_log"
+fi
+
 log_dir=build/selftest/chapters
 for program in $($MAKE -s --no-print-directory list-chapters); do
     need_gpu "chapter program $program" || continue

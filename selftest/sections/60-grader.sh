@@ -43,6 +43,23 @@ else
     fail "the grader's static checks accept every stub and mutant" "$(grep -v '^accepted' <<<"$inspect_log")"
 fi
 
+# --- Bad input: said plainly, nothing written --------------------------------------------
+empty_out=$grader_work/no-grades-here
+rm -rf "$grader_work" && mkdir -p "$grader_work"
+report_log=$($MAKE -s --no-print-directory grade-report OUT="$empty_out" 2>&1)
+if [[ $? -ne 0 && $report_log == *"holds no graded student"* && ! -e $empty_out ]]; then
+    pass "make grade-report on a folder with no grades says so and writes nothing"
+else
+    fail "make grade-report on a folder with no grades says so and writes nothing" "$report_log"
+fi
+grade_log=$($MAKE -s --no-print-directory grade SUBMISSIONS="$grader_work/no-such-class" \
+    OUT="$empty_out" 2>&1)
+if [[ $? -ne 0 && $grade_log == *"no-such-class is not a folder"* ]]; then
+    pass "make grade on a submissions folder that is not there names it"
+else
+    fail "make grade on a submissions folder that is not there names it" "$grade_log"
+fi
+
 # --- The sample class -------------------------------------------------------------------------
 rm -rf "$grader_work"
 mkdir -p "$grader_work"
