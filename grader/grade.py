@@ -24,6 +24,7 @@ import concurrent.futures
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -654,6 +655,11 @@ def main(argv):
     args = parser.parse_args(argv)
     if getattr(args, "per_gpu", 1) < 1 or getattr(args, "jobs", 1) < 1:
         parser.error("--per-gpu and --jobs take a number of at least 1")
+    if getattr(args, "slice", None):
+        parts = re.fullmatch(r"(\d+)/(\d+)", args.slice)
+        if not parts or int(parts.group(1)) >= int(parts.group(2)):
+            parser.error("SLICE=%s: give i/n, slice i of n with 0 <= i < n (SLICE=0/4 to "
+                         "SLICE=3/4)" % args.slice)
     if args.command is None:
         parser.print_help()
         return 2

@@ -151,6 +151,22 @@ while read -r verdict student rest; do
 done <<<"$check_log"
 [[ -n $(grep -v '^ok ' <<<"$check_log" | grep -v '^FAIL ') ]] && fail "check the gradebook" "$check_log"
 
+# --- A Slurm task run again alone still grades its own slice --------------------------------
+# Task 7 of an array of 10, resubmitted as an array of one: it takes the students at
+# places 7, 17, ... of the class. Builds only (no GPU given), so it is quick anywhere.
+mkdir -p "$grader_work/slurm-tmp"
+SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_COUNT=1 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES= \
+    TMPDIR=$PWD/$grader_work/slurm-tmp timeout 300 grader/slurm-grade.sh "$class" \
+    "$grader_work/slurm-out" 10 >"$grader_work/slurm.log" 2>&1
+class_size=$(find "$class" -mindepth 1 -maxdepth 1 | wc -l)
+slice_students=$(((class_size - 7 + 9) / 10)) # places 7, 17, ... below class_size
+if grep -q "^grading $slice_students submissions" "$grader_work/slurm.log"; then
+    pass "grader/slurm-grade.sh run again as task 7 alone grades slice 7 of 10 ($slice_students students)"
+else
+    fail "grader/slurm-grade.sh run again as task 7 alone grades slice 7 of 10 ($slice_students students)" \
+        "$(head -n 5 "$grader_work/slurm.log")"
+fi
+
 # --- With a GPU: the sandbox alone against the hostile samples --------------------------------
 if [[ -n $gpu_mode ]]; then
     sandbox_line=$(sed -n 's/^sandbox: //p' "$grader_work/second.log" | head -n 1)
