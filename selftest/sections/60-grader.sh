@@ -155,7 +155,7 @@ done <<<"$check_log"
 # Task 7 of an array of 10, resubmitted as an array of one: it takes the students at
 # places 7, 17, ... of the class. Builds only (no GPU given), so it is quick anywhere.
 mkdir -p "$grader_work/slurm-tmp"
-SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_COUNT=1 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES= \
+SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_COUNT=1 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES='' \
     TMPDIR=$PWD/$grader_work/slurm-tmp timeout 300 grader/slurm-grade.sh "$class" \
     "$grader_work/slurm-out" 10 >"$grader_work/slurm.log" 2>&1
 class_size=$(find "$class" -mindepth 1 -maxdepth 1 | wc -l)
