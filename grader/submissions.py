@@ -3,7 +3,7 @@
 A submission is a folder, a .zip or a .tar.gz (.tgz) named after the student.
 Inside, an exercise file sits at chNN-slug/NAME.c, with or without an
 exercises/ prefix, and possibly under one extra top-level folder (what zipping
-a folder produces). Only files whose path names a course exercise are taken;
+a folder produces); or alone as NAME.c, where only one exercise has that name. Only files whose path names a course exercise are taken;
 everything else (headers, tests, Makefiles, notes) is listed as ignored.
 
 Archives are never unpacked to disk: members are read in memory, only regular
@@ -82,7 +82,9 @@ def discover(folder):
 def exercise_of(member, exercises):
     """The exercise a member path holds, or None.
 
-    Accepted: [TOP/][exercises/]chNN-slug/NAME.c where chNN-slug/NAME is an exercise.
+    Accepted: [TOP/][exercises/]chNN-slug/NAME.c where chNN-slug/NAME is an exercise,
+    and [TOP/]NAME.c alone (a file uploaded as it is) where exactly one exercise of
+    the course is called NAME.
     """
     parts = member.split("/")
     for drop_top in (False, True):
@@ -93,6 +95,10 @@ def exercise_of(member, exercises):
             exercise = rest[0] + "/" + rest[1][:-2]
             if exercise in exercises:
                 return exercise
+        if len(rest) == 1 and rest[0].endswith(".c"):
+            named = [e for e in exercises if e.split("/")[-1] == rest[0][:-2]]
+            if len(named) == 1:
+                return named[0]
     return None
 
 
@@ -130,9 +136,15 @@ class _Collector:
             return
         exercise = exercise_of(name, self.exercises)
         if exercise is None:
-            if name.endswith((".c", ".h")) and len(self.submission.notes) < 20:
-                self.ignore(name, "not an exercise file of this course (only chNN-slug/NAME.c "
-                                  "files are graded; headers and tests come from the course)")
+            same_name = [e for e in self.exercises
+                         if e.split("/")[-1] + ".c" == name.split("/")[-1]]
+            if len(same_name) > 1:
+                self.ignore(name, "several exercises are called that (%s): put it in its "
+                                  "chapter's folder" % ", ".join(same_name))
+            elif name.endswith((".c", ".h")):
+                self.ignore(name, "not an exercise file of this course (only chNN-slug/NAME.c, "
+                                  "or NAME.c for an exercise's NAME, is graded; headers and "
+                                  "tests come from the course)")
             return
         if kind != "file":
             self.ignore(name, "a %s, not a regular file" % kind)
@@ -140,7 +152,9 @@ class _Collector:
         if size is not None and size > MAX_FILE_BYTES:
             self.ignore(name, "larger than %d KiB" % (MAX_FILE_BYTES >> 10))
             return
-        depth = name.count("/")
+        # A file in its chapter's folder wins over a bare NAME.c; then the one nearest the top.
+        bare = exercise.split("/")[0] not in name.split("/")[:-1]
+        depth = (bare, name.count("/"))
         earlier = self.chosen.get(exercise)
         if earlier is not None and earlier[0] <= depth:
             self.ignore(name, "%s was already taken from %s" % (exercise, earlier[1]))

@@ -72,6 +72,27 @@ class Folders(unittest.TestCase):
         self.assertEqual(found(os.path.join(self.root, "f")).files["ch01-memory/roundtrip"],
                          b"TOP")
 
+    def test_a_file_uploaded_alone_is_taken_by_its_name(self):
+        self.write("g/roundtrip.c", b"FLAT")
+        self.write("g/g/directions.c", b"FLAT IN A TOP FOLDER")
+        self.assertEqual(found(os.path.join(self.root, "g")).files,
+                         {"ch01-memory/roundtrip": b"FLAT",
+                          "ch01-memory/directions": b"FLAT IN A TOP FOLDER"})
+
+    def test_a_file_in_its_chapters_folder_wins_over_a_bare_one(self):
+        self.write("h/roundtrip.c", b"BARE")
+        self.write("h/exercises/ch01-memory/roundtrip.c", b"IN ITS FOLDER")
+        got = found(os.path.join(self.root, "h"))
+        self.assertEqual(got.files["ch01-memory/roundtrip"], b"IN ITS FOLDER")
+        self.assertTrue(any(note.startswith("ignored roundtrip.c:") for note in got.notes))
+
+    def test_a_bare_name_two_exercises_share_is_not_guessed(self):
+        self.write("i/roundtrip.c")
+        got = submissions.Submission("s", os.path.join(self.root, "i"))
+        submissions.read_files(got, EXERCISES + ["ch02-pinned/roundtrip"])
+        self.assertEqual(got.files, {})
+        self.assertIn("several exercises are called that", got.notes[0])
+
     def test_students_are_named_safely_and_told_apart(self):
         self.write("alice/ch01-memory/roundtrip.c")
         with zipfile.ZipFile(os.path.join(self.root, "alice.zip"), "w") as z:
