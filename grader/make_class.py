@@ -122,11 +122,19 @@ def sample_class(dest):
     # One whose files all sit in the wrong places, as a .tar.gz.
     write_tar(dest, "student-missing", {
         "notes.txt": b"I did them all!\n",
-        "roundtrip.c": read("solutions", exercises[0] + ".c"),
+        "src/roundtrip.c": read("solutions", "ch01-memory/roundtrip.c"),
         "ch01-memory/Roundtrip.c": read("solutions", "ch01-memory/roundtrip.c"),
         "ch01-memory/roundtrip.h": b"/* a header of my own */\n",
     }, top="student-missing")
     expected.append(("student-missing", "*", "0", "missing", "is missing"))
+
+    # One who uploaded two files as they are, NAME.c with no folder at all.
+    uploaded = exercises[:2]
+    write_folder(dest, "student-uploads", {e.split("/")[-1] + ".c": read("solutions", e + ".c")
+                                           for e in uploaded})
+    for exercise in exercises:
+        expected.append(("student-uploads", exercise, "max", "passed", "-") if exercise in uploaded
+                        else ("student-uploads", exercise, "0", "missing", "is missing"))
 
     # An archive that tries to reach outside itself: a link to the course's solution,
     # a path that climbs out, a device. All ignored.
