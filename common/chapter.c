@@ -41,6 +41,23 @@ bool parse_count(const char *text, size_t element_size, size_t *count)
     return true;
 }
 
+size_t float_count_or_exit(const char *text, const char *argv0, const char *usage)
+{
+    size_t count;
+    if (!parse_count(text, sizeof(float), &count))
+        usage_error(argv0, usage, "'%s' is not a count of floats (e.g. 1000, 64K, 1M)", text);
+    return count;
+}
+
+size_t float_count_argument(int argc, char **argv, const char *usage, size_t default_count)
+{
+    if (argc > 1)
+        usage_exit_on_help(argv[1], argv[0], usage);
+    if (argc > 2)
+        usage_error(argv[0], usage, "too many arguments");
+    return argc == 2 ? float_count_or_exit(argv[1], argv[0], usage) : default_count;
+}
+
 void *host_alloc(size_t bytes)
 {
     void *buffer = malloc(bytes);

@@ -38,6 +38,14 @@ void csv_write_provenance(FILE *csv, const char *what, const device_info *info, 
  * whose count * element_size would not fit in a size_t. */
 bool parse_count(const char *text, size_t element_size, size_t *count);
 
+/* parse_count for a count of floats given on the command line: exits with the usage,
+ * naming the text, when it is not one. */
+size_t float_count_or_exit(const char *text, const char *argv0, const char *usage);
+
+/* The one optional argument of a program that moves N floats: default_count without it;
+ * the usage on -h or --help; a usage error on anything else. */
+size_t float_count_argument(int argc, char **argv, const char *usage, size_t default_count);
+
 /* malloc that never returns NULL: on failure it says how much it wanted on
  * stderr and exits 1. A chapter program has nothing to do without its buffer. */
 void *host_alloc(size_t bytes);

@@ -19,13 +19,7 @@ static const char usage[] = "[N]   copy N floats (default 1M; K and M multiply b
 
 int main(int argc, char **argv)
 {
-    size_t n = 1 << 20;
-    if (argc > 1)
-        usage_exit_on_help(argv[1], argv[0], usage);
-    if (argc > 2)
-        usage_error(argv[0], usage, "too many arguments");
-    if (argc == 2 && !parse_count(argv[1], sizeof(float), &n))
-        usage_error(argv[0], usage, "'%s' is not a count of floats (e.g. 1000, 64K, 1M)", argv[1]);
+    size_t n = float_count_argument(argc, argv, usage, 1 << 20);
 
     float *h_in = host_alloc(n * sizeof(float));
     float *h_out = host_alloc(n * sizeof(float));

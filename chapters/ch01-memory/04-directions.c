@@ -57,13 +57,7 @@ static bool expect_error(const char *mistake, const char *call, cudaError_t got,
 
 int main(int argc, char **argv)
 {
-    size_t n = 1 << 20;
-    if (argc > 1)
-        usage_exit_on_help(argv[1], argv[0], usage);
-    if (argc > 2)
-        usage_error(argv[0], usage, "too many arguments");
-    if (argc == 2 && !parse_count(argv[1], sizeof(float), &n))
-        usage_error(argv[0], usage, "'%s' is not a count of floats (e.g. 1000, 64K, 1M)", argv[1]);
+    size_t n = float_count_argument(argc, argv, usage, 1 << 20);
     if (n * sizeof(float) > SIZE_MAX - OVERRUN_BYTES)
         usage_error(argv[0], usage, "'%s' floats is too many", argv[1]);
 

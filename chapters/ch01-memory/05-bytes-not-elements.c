@@ -61,9 +61,8 @@ int main(int argc, char **argv)
         else
             count_text = argv[a];
     }
-    if (count_text && !parse_count(count_text, sizeof(float), &n))
-        usage_error(argv[0], usage, "'%s' is not a count of floats (e.g. 1000, 64K, 1M)",
-                    count_text);
+    if (count_text)
+        n = float_count_or_exit(count_text, argv[0], usage);
     if (n < 4)
         usage_error(argv[0], usage, "need at least 4 floats, so that n bytes is a whole float");
 
