@@ -19,7 +19,9 @@
 # task rewrites grades.csv from what it has seen; the grade-report step
 # afterwards rebuilds it from every student's grade.json. Slurm sets
 # CUDA_VISIBLE_DEVICES to the task's GPUs, and the grader runs one worker on
-# each. Submit from the course's folder.
+# each. PER_GPU in the environment of sbatch (PER_GPU=8 sbatch ...) is passed
+# on to make grade: sbatch exports the environment to the task. Submit from
+# the course's folder.
 set -euo pipefail
 usage="usage: sbatch --array=0-N grader/slurm-grade.sh SUBMISSIONS OUT SLICES   (SLICES = N + 1)"
 if [[ $# -ne 3 || ! $3 =~ ^[1-9][0-9]*$ ]]; then
@@ -34,4 +36,4 @@ fi
 cd "${SLURM_SUBMIT_DIR:-.}"
 [[ -f mk/grade.mk ]] || { echo "slurm-grade.sh: submit it from the course's folder" >&2; exit 2; }
 exec make -s --no-print-directory grade SUBMISSIONS="$1" OUT="$2" SLICE="$task/$3" \
-    JOBS="${SLURM_CPUS_PER_TASK:-$(nproc)}" SCRATCH="${TMPDIR:-/tmp}"
+    JOBS="${SLURM_CPUS_PER_TASK:-$(nproc)}" SCRATCH="${TMPDIR:-/tmp}" ${PER_GPU:+PER_GPU="$PER_GPU"}

@@ -167,6 +167,17 @@ else
         "$(head -n 5 "$grader_work/slurm.log")"
 fi
 
+# PER_GPU set for sbatch reaches make grade (0 is refused there, which shows it arrived).
+if PER_GPU=0 SLURM_ARRAY_TASK_ID=7 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES='' \
+    timeout 120 grader/slurm-grade.sh "$class" "$grader_work/slurm-out" 10 \
+    >"$grader_work/slurm-per-gpu.log" 2>&1; then
+    fail "grader/slurm-grade.sh passes PER_GPU on to make grade" "PER_GPU=0 was accepted"
+elif grep -q -- "--per-gpu" "$grader_work/slurm-per-gpu.log"; then
+    pass "grader/slurm-grade.sh passes PER_GPU on to make grade"
+else
+    fail "grader/slurm-grade.sh passes PER_GPU on to make grade" "$(head -n 5 "$grader_work/slurm-per-gpu.log")"
+fi
+
 # --- With a GPU: the sandbox alone against the hostile samples --------------------------------
 if [[ -n $gpu_mode ]]; then
     sandbox_line=$(sed -n 's/^sandbox: //p' "$grader_work/second.log" | head -n 1)
