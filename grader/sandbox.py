@@ -3,8 +3,9 @@
 Layers, each used when this machine allows it (Confinement.probe finds out,
 and says what is missing):
 
-  - namespaces (unshare): no network; a pid namespace, whose every process the
-    kernel kills when its first one (the test program) ends; a mount namespace
+  - namespaces (unshare): no network; a pid namespace with a /proc of its own,
+    whose every process the kernel kills when its first one (the test program)
+    ends; a mount namespace
     in which the course, the submissions and the output folder are read-only
     (sandbox-mounts.sh). As root directly, otherwise inside a user namespace;
   - a user of its own (as root, setpriv): an unused uid per GPU worker and one
@@ -135,7 +136,10 @@ class Confinement:
             if "pid" in self.namespaces:
                 command += ["--pid", "--fork", "--kill-child"]
             if "mount" in self.namespaces:
-                command += ["--mount"]
+                # In a pid namespace, the parent's /proc names other pids than getpid()
+                # does, and CUDA fails there (cudaErrorOperatingSystem on the H200,
+                # grader/README.md); a /proc of the namespace's own is what CUDA needs.
+                command += ["--mount-proc" if "pid" in self.namespaces else "--mount"]
             command += ["--"]
             if "mount" in self.namespaces:
                 command += ["/bin/sh", MOUNTS_SCRIPT, self.scratch] + self.protected + ["--"]
@@ -303,7 +307,8 @@ def probe(scratch, protected, trial):
     strongest = ("net", "pid", "mount")
     candidates = []
     for uids in ((True, False) if is_root else (False,)):
-        for namespaces in (strongest, ("net", "pid"), ("net",), ()):
+        # No pid namespace without a mount namespace: it could not have a /proc of its own.
+        for namespaces in (strongest, ("net", "mount"), ("net",), ()):
             candidates.append(Confinement(scratch, protected, namespaces, uids))
     failures = []
     reasons = set()

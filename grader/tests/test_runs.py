@@ -129,6 +129,15 @@ class Runs(unittest.TestCase):
                       run.output.decode().splitlines()[2:]]
         self.assertEqual(interfaces, ["lo"])
 
+    def test_proc_describes_the_process_that_reads_it(self):
+        # In a pid namespace that kept its parent's /proc, /proc/self is another pid
+        # than getpid() says, and the CUDA driver fails (cudaErrorOperatingSystem).
+        run = self.confinement.run(
+            ["sh", "-c", 'read -r pid rest </proc/self/stat; echo "$pid $$"'], self.scratch,
+            {"PATH": "/usr/bin:/bin"}, 10, sandbox.Limits(10, 1 << 20), self.uid)
+        proc_pid, own_pid = run.output.decode().split()
+        self.assertEqual(proc_pid, own_pid, "confined as: %s" % self.confinement.describe())
+
     def test_the_protected_folders_are_read_only(self):
         if "mount" not in self.confinement.namespaces and not self.confinement.uids:
             self.skipTest("neither a mount namespace nor a uid of its own here")
