@@ -462,14 +462,15 @@ def command_grade(args):
             not results.is_graded(out, s.student, s.fingerprint())]
     already = len(found) - len(todo)
 
+    if not grader.gpus:
+        where = "no CUDA device (%s): exercises are built and checked, not run" % grader.gpu_note
+    else:
+        where = "GPUs: %s (%s)" % (",".join(grader.gpus), grader.gpu_note)
+        if args.per_gpu > 1:
+            where += ", up to %d of a student's exercises at a time on each" % args.per_gpu
     print("grading %d submission%s of %d exercise%s; %s" % (
         len(todo), "" if len(todo) == 1 else "s", len(exercise_ids),
-        "" if len(exercise_ids) == 1 else "s",
-        "GPUs: %s (%s)%s" % (",".join(grader.gpus), grader.gpu_note,
-                             "" if args.per_gpu == 1 else
-                             ", up to %d of a student's exercises at a time on each" % args.per_gpu)
-        if grader.gpus else
-        "no CUDA device (%s): exercises are built and checked, not run" % grader.gpu_note))
+        "" if len(exercise_ids) == 1 else "s", where))
     print("sandbox: " + grader.confinement.describe())
     for note in grader.confinement.notes:
         print("note: sandbox " + note)

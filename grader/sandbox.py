@@ -5,9 +5,9 @@ and says what is missing):
 
   - namespaces (unshare): no network; a pid namespace with a /proc of its own,
     whose every process the kernel kills when its first one (the test program)
-    ends; a mount namespace
-    in which the course, the submissions and the output folder are read-only
-    (sandbox-mounts.sh). As root directly, otherwise inside a user namespace;
+    ends; a mount namespace in which the course, the submissions and the output
+    folder are read-only (sandbox-mounts.sh). As root directly, otherwise inside
+    a user namespace;
   - a user of its own (as root, setpriv): an unused uid per GPU worker and one
     for builds, so the code cannot write anything of the grader's and the
     process limit counts only its processes; no new privileges;
