@@ -229,11 +229,14 @@ class Grader:
                                    run_dir, self._run_env(run_dir, gpu), timeout, limits,
                                    self._worker_uid(slot, lane), result_channel=True,
                                    sweep=True)
-        note = ""
-        if run.output_bytes > LOUD_OUTPUT:
-            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
-                    % (run.output_bytes / (1 << 20)))
         record = parse_record(run.channel, exercise)
+        # The tests' output goes to the runner, which counts it; what the program itself
+        # printed past the runner, the sandbox counts.
+        printed = max(run.output_bytes, record.get("printed_bytes", 0) if record else 0)
+        note = ""
+        if printed > LOUD_OUTPUT:
+            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
+                    % (printed / (1 << 20)))
         if record is None:
             if run.timed_out:
                 why = ("the tests did not finish within %d s, the time allowed for all %d of "
@@ -361,6 +364,8 @@ def parse_record(channel, exercise):
         return None
     if record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
         return None
+    if not isinstance(record.get("printed_bytes", 0), int):
+        record["printed_bytes"] = 0
     by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
     if set(by_name) != {name for name, _ in exercise.tests}:
         return None

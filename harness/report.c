@@ -91,8 +91,9 @@ static void write_json_record(FILE *out, const report_options *options,
     json_write_string(out, status);
     fputs(",\n  \"note\": ", out);
     json_write_string(out, note ? note : "");
-    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"hint\": ", sum.points,
-            sum.max_points);
+    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"printed_bytes\": %zu,\n"
+                 "  \"hint\": ",
+            sum.points, sum.max_points, options->printed_bytes);
     json_write_string(out, options->exercise->hint);
     fputs(",\n  \"tests\": [", out);
     for (int t = 0; t < count; t++) {
@@ -191,6 +192,10 @@ void report_results(const report_options *options, const test_outcome *outcomes,
             print_indented(options->exercise->hint, "            ");
         }
     }
+    if (options->printed_bytes > 0)
+        printf("      %snote:%s the code printed %zu bytes while the tests ran (what a failing "
+               "test printed is shown under it)\n",
+               paint(options, DIM), paint(options, RESET), options->printed_bytes);
     fflush(stdout);
     write_json(options, outcomes, count, status, NULL);
     append_tally(options, status, sum, count);

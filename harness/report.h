@@ -24,6 +24,7 @@ typedef struct report_options {
     bool color;
     bool verbose;     /* list passing tests too */
     bool not_started; /* every test failed and the file still has its TODO */
+    size_t printed_bytes; /* what the code under test printed while the tests ran */
 } report_options;
 
 /* Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */

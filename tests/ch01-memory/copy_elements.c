@@ -59,8 +59,8 @@ static void copy_up_and_check(size_t element_size)
     char what[96];
     snprintf(what, sizeof what, "the %d elements of %zu bytes", COUNT, element_size);
     expect_bytes_arrived(h_back, h_src, bytes, element_size, what);
-    free(h_src);
-    free(h_back);
+    harness_host_free(h_src);
+    harness_host_free(h_back);
 }
 
 COURSE_TEST(elements_of_1_2_4_and_8_bytes_arrive_whole_on_the_device, 5)
