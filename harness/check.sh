@@ -60,8 +60,9 @@ fi
 # Build every exercise's test program at once (make -j helps here), errors later.
 $MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
 
-# The rubric, from the test file, for an exercise whose program could not be built.
-rubric_of() { sed -n 's/^COURSE_TEST([A-Za-z0-9_]*, *\([0-9]*\)).*/\1/p' "tests/$1.c"; }
+# The points of each test, from the one reader of the rubric, for an exercise whose program
+# could not be built.
+rubric_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "test" { print $3 }'; }
 
 for exercise in "$@"; do
     source=$tree/$exercise.c

@@ -40,11 +40,16 @@ typedef struct course_exercise {
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's
  * code left early (a longjmp, a return from a signal handler) does not. */
-void course_register_test(const TTest *test, int points, int line);
+void course_register_test(const TTest *test, int points, int line, bool timed);
 void course_test_begin(void);
 void course_test_end(void);
 
-#define COURSE_TEST(test_name, test_points)                                                        \
+#define COURSE_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, false)
+/* A test that times the GPU: where tests of several programs share a GPU (make grade), it runs
+ * with the GPU to itself, and only such a test may call the harness's timing helpers. */
+#define COURSE_TIMED_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, true)
+
+#define COURSE_TEST_DEFINE(test_name, test_points, timed)                                          \
     static void test_name##_body(void);                                                            \
     START_TEST(test_name)                                                                          \
     {                                                                                              \
@@ -55,7 +60,7 @@ void course_test_end(void);
     END_TEST                                                                                       \
     __attribute__((constructor)) static void test_name##_register(void)                            \
     {                                                                                              \
-        course_register_test(test_name, test_points, __LINE__);                                    \
+        course_register_test(test_name, test_points, __LINE__, timed);                             \
     }                                                                                              \
     static void test_name##_body(void)
 
@@ -160,7 +165,8 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
 void output_capture_begin(void);
 void output_capture_end(char *out, size_t out_size, char *err, size_t err_size);
 
-/* The harness's own measurements, with tracing off (checks_timing.c). */
+/* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST
+ * only. */
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);

@@ -218,10 +218,31 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
     free(unrun);
 }
 
+/* Text as harness/rubric.awk writes it: a backslash, a tab and a newline escaped. */
+static void print_escaped(const char *text)
+{
+    for (const char *c = text; *c; c++)
+        if (*c == '\\')
+            fputs("\\\\", stdout);
+        else if (*c == '\t')
+            fputs("\\t", stdout);
+        else if (*c == '\n')
+            fputs("\\n", stdout);
+        else
+            putchar(*c);
+}
+
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
 {
+    /* The lines harness/rubric.awk reads from the test file: the self-test compares them. */
+    printf("exercise\t%s\t", options->exercise->id);
+    print_escaped(options->exercise->title);
+    putchar('\t');
+    print_escaped(options->exercise->hint);
+    putchar('\n');
     for (int t = 0; t < count; t++)
-        printf("%d\t%s\n", outcomes[t].points, outcomes[t].sentence);
+        printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,
+               outcomes[t].sentence, outcomes[t].timed ? "timed" : "untimed");
     fflush(stdout);
     /* With --json or --result-fd, the same record a run writes, nothing passed. */
     write_json(options, outcomes, count, "rubric", NULL);

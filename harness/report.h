@@ -10,6 +10,7 @@
 typedef struct test_outcome {
     char sentence[256];
     int points;
+    bool timed; /* declared with COURSE_TIMED_TEST */
     bool ran;
     bool passed;
     char message[4096]; /* the diagnostic, in the learner's terms; empty when passed */
@@ -33,7 +34,7 @@ bool report_color_wanted(void);
 void report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
-/* One line per test: points, then the sentence, tab-separated; with a JSON
+/* The rubric the program was compiled with, in harness/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
 

@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
@@ -74,10 +75,12 @@ static struct {
     const TTest *test;
     int points;
     int line;
+    bool timed;
 } registered[MAX_TESTS];
 static int registered_count;
+static int running_test = -1; /* in the worker, while a test runs */
 
-void course_register_test(const TTest *test, int points, int line)
+void course_register_test(const TTest *test, int points, int line, bool timed)
 {
     if (registered_count == MAX_TESTS) {
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
@@ -86,7 +89,13 @@ void course_register_test(const TTest *test, int points, int line)
     registered[registered_count].test = test;
     registered[registered_count].points = points;
     registered[registered_count].line = line;
+    registered[registered_count].timed = timed;
     registered_count++;
+}
+
+bool course_test_is_timed(void)
+{
+    return running_test >= 0 && registered[running_test].timed;
 }
 
 static int by_line(const void *a, const void *b)
@@ -177,7 +186,33 @@ typedef struct worker_state {
     bool use_cuda;
     size_t threads; /* after the context was made */
     size_t device_free;
+    int gpu_lock, turnstile, context_lock; /* -1 where nobody shares the GPU */
 } worker_state;
+
+/* Where several test programs share a GPU (make grade names the lock files in the
+ * environment), a test that times the GPU must have it to itself, and the others may share it:
+ * each untimed test holds COURSE_GPU_LOCK shared, each timed one holds it alone. A waiting
+ * timed test holds the turnstile beside it, which every test passes on its way in, so that a
+ * stream of untimed tests cannot keep it out for ever. COURSE_CONTEXT_LOCK makes contexts one
+ * at a time: the driver creates them faster that way than side by side. */
+static int open_lock(const char *variable)
+{
+    const char *path = getenv(variable);
+    return path != NULL && path[0] != '\0' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+static void lock(int fd, int how)
+{
+    while (fd >= 0 && flock(fd, how) != 0 && errno == EINTR)
+        ;
+}
+
+static void take_the_gpu(const worker_state *state, bool alone)
+{
+    lock(state->turnstile, LOCK_EX);
+    lock(state->gpu_lock, alone ? LOCK_EX : LOCK_SH);
+    lock(state->turnstile, LOCK_UN);
+}
 
 /* Runs test t with Check in no-fork mode; its failure message goes in message. */
 static enum verdict run_test(int t, char *message, size_t size)
@@ -260,13 +295,16 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why)
 
 static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 {
-    worker_state state = {use_cuda, 0, 0};
+    worker_state state = {use_cuda, 0, 0, open_lock("COURSE_GPU_LOCK"),
+                          open_lock("COURSE_GPU_TURNSTILE"), open_lock("COURSE_CONTEXT_LOCK")};
     if (use_cuda) {
         int count = 0;
         char why[256] = "";
+        lock(state.context_lock, LOCK_EX);
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err == cudaSuccess && count > 0)
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
+        lock(state.context_lock, LOCK_UN);
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
                 cuda_error_describe(err, why, sizeof why);
@@ -285,8 +323,12 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
     for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
         if (c.test >= (uint32_t)registered_count)
             break;
+        take_the_gpu(&state, registered[c.test].timed);
+        running_test = (int)c.test;
         enum verdict verdict = run_test((int)c.test, message, sizeof message);
+        running_test = -1;
         bool can_go_on = tidy_up(&state, &verdict, message, sizeof message);
+        lock(state.gpu_lock, LOCK_UN);
         fflush(NULL); /* what the test printed goes out before its verdict */
         reply r = {c.nonce, c.test, verdict, !can_go_on, (uint32_t)strlen(message)};
         if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
@@ -670,6 +712,7 @@ int main(int argc, char **argv)
         sentence_from_name(registered[t].test->name, outcomes[t].sentence,
                            sizeof outcomes[t].sentence);
         outcomes[t].points = registered[t].points;
+        outcomes[t].timed = registered[t].timed;
     }
     if (rubric_only) {
         report_rubric(&options, outcomes, registered_count);

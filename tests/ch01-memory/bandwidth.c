@@ -177,12 +177,12 @@ static void expect_agreement(enum cudaMemcpyKind kind)
                                "does the code wait for the stop event before reading the time?");
 }
 
-COURSE_TEST(the_bandwidth_host_to_device_agrees_with_the_tests_own_measurement, 3)
+COURSE_TIMED_TEST(the_bandwidth_host_to_device_agrees_with_the_tests_own_measurement, 3)
 {
     expect_agreement(cudaMemcpyHostToDevice);
 }
 
-COURSE_TEST(the_bandwidth_device_to_host_agrees_with_the_tests_own_measurement, 1)
+COURSE_TIMED_TEST(the_bandwidth_device_to_host_agrees_with_the_tests_own_measurement, 1)
 {
     expect_agreement(cudaMemcpyDeviceToHost);
 }

@@ -207,7 +207,7 @@ static const char *ratio_note(double ratio)
     return "";
 }
 
-COURSE_TEST(the_time_agrees_with_the_tests_own_event_measurement, 5)
+COURSE_TIMED_TEST(the_time_agrees_with_the_tests_own_event_measurement, 5)
 {
     const size_t bytes = (size_t)256 << 20;
     void *h_src = harness_pinned_alloc(bytes);
