@@ -119,12 +119,15 @@ ensure() {
     fi
     local how=${as_root[*]:+ with sudo}
     echo "deps: $label: missing; installing $*${how}"
-    if apt_install "$@" && $test; then
-        echo "deps: $label: installed $*${how}"
-        return 0
+    if ! apt_install "$@"; then
+        missing_because="apt-get failed (see above)"
+        return 1
     fi
-    missing_because="apt-get failed (see above)"
-    return 1
+    if ! $test; then
+        missing_because="it still does not work with $* installed"
+        return 1
+    fi
+    echo "deps: $label: installed $*${how}"
 }
 
 # --- Installing without root, into .deps/root -------------------------------------------------
