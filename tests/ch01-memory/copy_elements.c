@@ -171,6 +171,11 @@ COURSE_TEST(a_copy_of_more_than_2_GiB_is_not_refused_when_its_byte_count_fits, 2
                       "unsigned holds, yet far below SIZE_MAX. Reject only what does not fit "
                       "in a size_t: count > SIZE_MAX / element_size",
                       count, size, error_text(err), count, size, cases[c].size_text);
+        ck_assert_msg(trace_count_of(TRACED_cudaMemcpy) == 1,
+                      "copy_elements(dst, src, %zu, %zu, ...) made %zu cudaMemcpy calls; one "
+                      "copy of all %s is the whole job. The calls:%s",
+                      count, size, trace_count_of(TRACED_cudaMemcpy), cases[c].size_text,
+                      trace_summary());
         ck_assert_msg(copy->bytes == count * size,
                       "copy_elements(dst, src, %zu, %zu, ...) asked cudaMemcpy for %zu bytes "
                       "where %zu * %zu = %zu (%s) were due: compute the byte count in size_t, "
