@@ -168,7 +168,7 @@ run: prerequisites
 	@status=0; for program in $(RUN_PROGRAMS); do \
 	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
 
-## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book
+## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book; inotify-tools for make watch
 deps:
 	@setup/install-deps.sh
 
@@ -176,13 +176,16 @@ prerequisites:
 	@setup/install-deps.sh --if-missing
 
 ## make help           this list
+# Each "## COMMAND  WHAT IT DOES" line, the two in columns; a long command gets a line of its own.
 help:
-	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -F '  +' \
+	    '{ if (length($$1) > 22) printf "%s\n%24s%s\n", $$1, "", $$2; else printf "%-24s%s\n", $$1, $$2 }'
 
 ## make clean          remove build/
 clean:
 	rm -rf $(BUILD)
 
+## make list-exercises  the exercises, in the order make check and make watch take them
 # Used by the scripts, which discover nothing themselves.
 list-exercises: ; @printf '%s\n' $(EXERCISES)
 list-mutants: ; @printf '%s\n' $(MUTANTS)
