@@ -662,7 +662,7 @@ def main(argv):
         sub.add_argument("--scratch")
         sub.add_argument("--test-timeout", type=int)
         sub.add_argument("--student-timeout", type=int, default=1800)
-        sub.add_argument("--per-gpu", type=int, default=1)
+        sub.add_argument("--per-gpu", type=int, default=8)
         sub.add_argument("--slice")
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",
