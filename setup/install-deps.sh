@@ -38,7 +38,7 @@ say() { $quiet || echo "deps: $*"; }
 die() { echo "deps: $*" >&2; exit 1; }
 
 PACKAGES=(check libsubunit-dev libsubunit0 pkg-config)
-BOOK_PACKAGES=(pandoc graphviz gnuplot-nox)
+BOOK_PACKAGES=(pandoc graphviz gnuplot-nox chromium) # chromium: the self-test lays the book out
 DEPS_DIR=.deps
 LOCAL_ROOT=$DEPS_DIR/root
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}

@@ -3,8 +3,10 @@
 # First the filter on small documents (a missing file, region, figure or link target must stop
 # pandoc); then `make book` itself, checked from the outside: the figures it references exist,
 # every #anchor it links to is there, no listing marker leaked into it, and each exercise's
-# rubric table says what its test program's --rubric says. Needs no GPU; without pandoc,
-# Graphviz and gnuplot (and no way to install them) it is skipped, saying so.
+# rubric table says what its test program's --rubric says; then its layout in headless Chromium,
+# as wide as a phone and as a desktop (nothing may stick out, figure text must stay legible).
+# Needs no GPU; without pandoc, Graphviz and gnuplot (and no way to install them) it is skipped,
+# saying so, and without Chromium the layout alone is.
 section "The book"
 
 book_work=build/selftest/book
@@ -140,6 +142,8 @@ book_build_checks() {
         pass "no listing marker or include attribute is left in the book"
     fi
 
+    book_layout_checks "$dir"
+
     local exercise expected got
     for exercise in $($MAKE -s --no-print-directory list-exercises); do
         build "build/tests/solutions/$exercise" || continue
@@ -150,6 +154,102 @@ book_build_checks() {
         else
             fail "the book's rubric of $exercise is its tests' own" \
                 "$(diff <(echo "$expected") <(echo "$got") | head -n 20)"
+        fi
+    done
+}
+
+# The layout, in headless Chromium: the book in a frame as wide as a phone (390 px) and in one
+# as wide as a desktop window (1280 px). A script in the page reports what sticks out (the page
+# wider than its window, so that it scrolls sideways, or a box whose content runs past its edge
+# without a scroll bar of its own) and how wide each figure is drawn, from which the smallest
+# text of each SVG (its font-size, in units of its viewBox) is worked out as the reader sees it.
+# A frame rather than the window, since headless Chromium makes no window narrower than 500 px.
+LAYOUT_WIDTHS=(390 1280)
+LAYOUT_SMALLEST_TEXT_PX=9
+LAYOUT_SCRIPT='addEventListener("load", function () {
+  var lines = [], root = document.documentElement, boxes = document.body.querySelectorAll("*");
+  if (root.scrollWidth > root.clientWidth)
+    lines.push("overflow: the page is " + root.scrollWidth + " px wide, its window " + root.clientWidth);
+  for (var i = 0; i < boxes.length; i++) {
+    var box = boxes[i], style = getComputedStyle(box);
+    if (style.display.indexOf("inline") === 0 || style.overflowX !== "visible") continue;
+    if (box.clientWidth > 0 && box.scrollWidth > box.clientWidth + 1)
+      lines.push("overflow: " + box.tagName.toLowerCase() + (box.id ? "#" + box.id : "") +
+                 (box.className ? "." + box.className.split(" ").join(".") : "") + ", " +
+                 box.scrollWidth + " px of content in " + box.clientWidth + " px: " +
+                 box.textContent.replace(/\s+/g, " ").slice(0, 60));
+  }
+  for (var j = 0; j < document.images.length; j++)
+    lines.push("image " + document.images[j].getAttribute("src") + " " + document.images[j].clientWidth);
+  parent.postMessage(lines.join("\n") + "\nend of report", "*");
+});'
+
+# svg_smallest_text SVG DRAWN_WIDTH: "SVG: N px ..." when its smallest text, drawn DRAWN_WIDTH
+# px wide, is under LAYOUT_SMALLEST_TEXT_PX; nothing otherwise.
+svg_smallest_text() {
+    awk -v drawn="$2" -v least="$LAYOUT_SMALLEST_TEXT_PX" '
+        !width && match($0, /viewBox="[-0-9. ]*"/) {
+            split(substr($0, RSTART + 9, RLENGTH - 10), box, " "); width = box[3]
+        }
+        { while (match($0, /font-size="[0-9.]+"/)) {
+              size = substr($0, RSTART + 11, RLENGTH - 12) + 0
+              if (!smallest || size < smallest) smallest = size
+              $0 = substr($0, RSTART + RLENGTH)
+          } }
+        END {
+            if (width && smallest && smallest * drawn / width < least)
+                printf "%s: %.1f px (font-size %g in a viewBox %g wide, drawn %d px wide)\n",
+                       FILENAME, smallest * drawn / width, smallest, width, drawn
+        }' "$1"
+}
+
+# book_layout_checks DIR: the rendered book in DIR, laid out at each of LAYOUT_WIDTHS.
+book_layout_checks() {
+    local dir=$1 chromium=${CHROMIUM:-chromium}
+    if ! command -v "$chromium" >/dev/null 2>&1; then
+        skip "the book's layout at ${LAYOUT_WIDTHS[*]} px (skipped: no Chromium to lay it out; make deps installs it with the book's tools, or apt-get install chromium)"
+        return
+    fi
+    local work=$PWD/$book_work/layout
+    mkdir -p "$work"
+    printf '%s\n' "$LAYOUT_SCRIPT" >"$work/report.js"
+    # The page's own folder stays its base, so that its style sheet and figures load.
+    sed "s|<head>|<head><base href=\"file://$PWD/$dir/\">|
+         s|</body>|<script src=\"file://$work/report.js\"></script></body>|" "$dir/index.html" >"$work/page.html"
+    local width profile report overflow small image drawn
+    for width in "${LAYOUT_WIDTHS[@]}"; do
+        printf '%s\n' '<!DOCTYPE html><html><body style="margin: 0"><pre id="report">no report</pre>' \
+            "<iframe src=\"page.html\" style=\"width: ${width}px; height: 900px; border: 0\"></iframe>" \
+            '<script>addEventListener("message", function (e) { document.getElementById("report").textContent = e.data; });</script>' \
+            '</body></html>' >"$work/frame-$width.html"
+        profile=$(mktemp -d)
+        report=$(timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+                     --disable-background-networking --disable-component-update --disable-sync \
+                     --no-first-run --user-data-dir="$profile" --window-size=$((width + 100)),1000 \
+                     --virtual-time-budget=10000 --dump-dom "file://$work/frame-$width.html" \
+                     2>"$work/chromium-$width.log" |
+                 sed -n '/<pre id="report">/,/end of report/p' |
+                 sed 's/<pre id="report">//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g')
+        rm -rf "$profile"
+        if [[ $report != *"end of report"* ]]; then
+            fail "the book lays out in headless Chromium at $width px (no report came back)" \
+                "$(tail -n 5 "$work/chromium-$width.log")"
+            continue
+        fi
+        overflow=$(sed -n 's/^overflow: //p' <<<"$report")
+        if [[ -z $overflow ]]; then
+            pass "at $width px nothing runs past its box and the page does not scroll sideways"
+        else
+            fail "at $width px nothing runs past its box and the page does not scroll sideways ($(wc -l <<<"$overflow") do)" "$overflow"
+        fi
+        small=
+        while read -r _ image drawn; do
+            [[ $image == *.svg && -f $dir/$image ]] && small+=$(svg_smallest_text "$dir/$image" "$drawn")
+        done < <(grep '^image ' <<<"$report")
+        if [[ -z $small ]]; then
+            pass "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more"
+        else
+            fail "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more" "$small"
         fi
     done
 }
