@@ -142,6 +142,7 @@ book_build_checks() {
         pass "no listing marker or include attribute is left in the book"
     fi
 
+    book_by_hand_check
     book_layout_checks "$dir"
 
     local exercise expected got
@@ -156,6 +157,32 @@ book_build_checks() {
                 "$(diff <(echo "$expected") <(echo "$got") | head -n 20)"
         fi
     done
+}
+
+# The command book.md prints for building a chapter program by hand ({#build-by-hand}) builds
+# it, as printed, against this course's toolkit; only the program's name is changed, so that
+# it lands in build/. Running it is 40-chapters.sh's business, on a GPU.
+book_by_hand_check() {
+    local cuda_home command log
+    cuda_home=$($MAKE -s --no-print-directory list-toolchain | sed -n 's/^CUDA_HOME=//p')
+    command=$(awk '/^```.*#build-by-hand/ { inside = 1; next } inside && /^```/ { exit } inside' book.md |
+              grep -v '^\./')
+    if [[ -z $command ]]; then
+        fail "book.md shows a command that builds a program by hand (a block {.sh #build-by-hand})"
+        return
+    fi
+    if [[ ! -f $cuda_home/include/cuda_runtime.h ]]; then
+        skip "the book's command to build a program by hand (skipped: no CUDA toolkit at $cuda_home)"
+        return
+    fi
+    mkdir -p "$book_work"
+    command=${command//-o first-copy/-o $book_work/first-copy}
+    if log=$(CUDA_HOME=$cuda_home bash -euo pipefail -c "$command" 2>&1) && [[ -x $book_work/first-copy ]]; then
+        pass "the book's command to build a program by hand builds it (CUDA_HOME=$cuda_home)"
+    else
+        fail "the book's command to build a program by hand builds it (CUDA_HOME=$cuda_home)" "$command
+$log"
+    fi
 }
 
 # The layout, in headless Chromium: the book in a frame as wide as a phone (390 px) and in one
