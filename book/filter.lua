@@ -316,7 +316,8 @@ local function measured(span)
     end
     number = number * tonumber(attrs["scale"] or "1")
     text = format_number(number, tonumber(attrs["digits"] or "1"))
-    if attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
+    if attrs["unit"] == "%" then text = text .. "%"
+    elseif attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
   end
   return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
 end

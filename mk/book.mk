@@ -98,13 +98,14 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 	awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
 	set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
 
-# A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line;
+# A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
+# whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
 # `link` is the PCIe link's theoretical GB/s where the measurement knew it.
 $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
                            $(MEASURED)/summary.csv $(BOOK_DIR)/measured-from
 	@mkdir -p $(@D)
 	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
-	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver \2, \3/p" \
+	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
 	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
 	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
 

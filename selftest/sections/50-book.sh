@@ -71,6 +71,59 @@ EOF
 See [there](#nowhere)." "#nowhere"
     expect_stop "an exercise that does not exist" missing-exercise "::: {.exercise name=\"ch01-memory/no_such_exercise\"}
 :::" "tests/ch01-memory/no_such_exercise.c"
+
+    # Wording and numbers that follow the data: expressions, .choose and .when, on made-up data.
+    local data=$book_work/data front
+    mkdir -p "$data"
+    printf 'key,value\nsmall,1.5\nlarge,30\n' >"$data/summary.csv"
+    printf '# made up\nbytes,rising,peaking\n1024,1.0,5.0\n2048,2.0,9.0\n4096,4.0,6.0\n' >"$data/bandwidth.csv"
+    front="---
+measurements: $data
+---
+"
+    filter_run choose "$front[less|more]{.choose if=\"small < large\"}, [less|more]{.choose if=\"large < small\"}."
+    if [[ $status -eq 0 ]] && grep -q '<p>less, more.</p>' <<<"$output"; then
+        pass "a .choose span says the first wording when its condition holds, the second when not"
+    else
+        fail "a .choose span says the first wording when its condition holds, the second when not" "$output"
+    fi
+    local when='::: {.when if="bandwidth.COLUMN.largest < 0.9 * bandwidth.COLUMN.max"}
+FELL to [v]{.measured expr="bandwidth.COLUMN.largest" digits="1"}
+
+:::: else
+LEVEL at [v]{.measured expr="bandwidth.COLUMN.max_bytes" as="size"}
+::::
+:::'
+    filter_run when-peaking "$front${when//COLUMN/peaking}"
+    local peaking peaking_status=$status rising
+    peaking=$(tr '\n' ' ' <<<"$output" | sed 's/<[^>]*>//g; s/  */ /g')
+    filter_run when-rising "$front${when//COLUMN/rising}"
+    rising=$(tr '\n' ' ' <<<"$output" | sed 's/<[^>]*>//g; s/  */ /g')
+    if [[ $peaking_status -eq 0 && $status -eq 0 && $peaking == "FELL to 6.0 " &&
+          $rising == "LEVEL at 4"?"KiB " ]]; then
+        pass "a .when div keeps its text or its else's as the data says, with values from a measured table"
+    else
+        fail "a .when div keeps its text or its else's as the data says, with values from a measured table" \
+            "peaking: $peaking
+rising: $rising"
+    fi
+    expect_stop "an expression naming no measured value" missing-value \
+        "$front[x]{.measured expr=\"no_such_value * 2\"}" "no_such_value"
+    filter_run table-number "::: {#tbl-sample}
+| a |
+|---|
+| 1 |
+
+: A sample.
+:::
+
+See [](#tbl-sample)."
+    if [[ $status -eq 0 ]] && grep -q '<caption><strong>Table 1.</strong> A sample.</caption>' <<<"$output" &&
+       grep -q 'href="#tbl-sample">Table.1</a>' <<<"$output"; then
+        pass "a table with a caption is numbered, and an empty link to it says its number"
+    else
+        fail "a table with a caption is numbered, and an empty link to it says its number" "$output"
+    fi
 }
 
 # rubric_in_html FILE EXERCISE: "points<TAB>sentence" for each row of the exercise's rubric table.
