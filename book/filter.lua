@@ -10,6 +10,9 @@
 --   ```{.c .declaration header="H"}```        kept as written, after checking that the CUDA
 --                                             header H declares it so (when the header is here)
 --   [text]{.measured key="K" ...}             K's value from DIR/summary.csv (see Span below)
+--   [text]{.measured expr="EXPR" ...}         a number worked out from the measured values
+--   [if true|if false]{.choose if="EXPR"}     the wording that the data bears out
+--   ::: {.when if="EXPR"}                     its blocks, or those of its closing "else" div
 --   ::: {.exercise name="chNN-slug/NAME"}     followed by how to run it, its API header, its
 --                                             rubric (from tests/chNN-slug/NAME.c) and its hint
 --   ::: {.exercises chapter="chNN-slug"}      a section for each exercise of the chapter that

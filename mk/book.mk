@@ -30,7 +30,7 @@ BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildca
 # What the filter reads: a change to any of these re-renders the book.
 BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
-               $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/measured-from
+               $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from
 PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
                --highlight-style=tango --lua-filter book/filter.lua \
                --metadata measurements=$(MEASURED) --metadata cuda-include=$(CUDA_HOME)/include \
@@ -73,7 +73,7 @@ endif
 # The folder the book was last rendered from: another folder re-renders it and its figures,
 # even where that folder's files are older than the book.
 .PHONY: book-measured-from-check
-$(BOOK_DIR)/measured-from: book-measured-from-check
+$(BOOK_DIR)/.measured-from: book-measured-from-check
 	@mkdir -p $(@D)
 	@[[ "$$(cat $@ 2>/dev/null)" == "$(MEASURED)" ]] || echo "$(MEASURED)" >$@
 
@@ -93,7 +93,7 @@ $(BOOK_DIR)/book.epub: $(BOOK_INPUTS) $(BOOK_FIGURES)
 
 # The diagram: its @key@ fields filled from the summary, then laid out by Graphviz.
 $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)/summary.csv mk/book.mk \
-                           $(BOOK_DIR)/measured-from
+                           $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
 	awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
 	set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
@@ -102,7 +102,7 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 # whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
 # `link` is the PCIe link's theoretical GB/s where the measurement knew it.
 $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
-                           $(MEASURED)/summary.csv $(BOOK_DIR)/measured-from
+                           $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
 	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
 	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
