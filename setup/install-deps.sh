@@ -46,7 +46,7 @@ say() { $quiet || echo "deps: $*"; }
 die() { echo "deps: $*" >&2; exit 1; }
 
 PACKAGES=(check libsubunit-dev libsubunit0 pkg-config)
-BOOK_PACKAGES=(pandoc graphviz gnuplot-nox)
+BOOK_PACKAGES=(pandoc graphviz gnuplot-nox chromium) # chromium: the self-test lays the book out
 WATCH_PACKAGES=(inotify-tools)
 # What `apt-get download` fetches for a local install: apt-get download resolves no dependencies.
 LOCAL_CHECK_PACKAGES=(check libsubunit-dev libsubunit0)
