@@ -374,50 +374,27 @@ end
 
 -- --- Exercises and their rubric ------------------------------------------------------------
 
--- The C string literals of each argument of COURSE_EXERCISE("title", "hint" "more hint").
-local function exercise_strings(source, path)
-  local start = source:find("COURSE_EXERCISE%s*%(")
-  if not start then die(path .. " has no COURSE_EXERCISE(title, hint)") end
-  local args, current, i = {}, {}, source:find("%(", start) + 1
-  while i <= #source do
-    local c = source:sub(i, i)
-    if c == '"' then
-      local j, literal = i + 1, {}
-      while source:sub(j, j) ~= '"' do
-        local ch = source:sub(j, j)
-        if ch == "\\" then
-          local escaped = source:sub(j + 1, j + 1)
-          literal[#literal + 1] = ({n = "\n", t = "\t"})[escaped] or escaped
-          j = j + 2
-        else
-          literal[#literal + 1] = ch
-          j = j + 1
-        end
-        if j > #source then die(path .. ": unterminated string in COURSE_EXERCISE") end
-      end
-      current[#current + 1] = table.concat(literal)
-      i = j + 1
-    elseif c == "," then
-      args[#args + 1], current = table.concat(current), {}
-      i = i + 1
-    elseif c == ")" then
-      args[#args + 1] = table.concat(current)
-      return args
-    else
-      i = i + 1
-    end
-  end
-  die(path .. ": COURSE_EXERCISE( is never closed")
+-- Text as harness/rubric.awk escapes it: \\, \t and \n.
+local function unescape(text)
+  return (text:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n"}))
 end
 
--- The rubric, read where the harness reads it: COURSE_TEST(name_as_a_sentence, points).
-local function rubric(source)
-  local tests = {}
-  for line in (source .. "\n"):gmatch("(.-)\n") do
-    local name, points = line:match("^COURSE_TEST%(([%w_]+),%s*(%d+)%)")
-    if name then tests[#tests + 1] = {sentence = name:gsub("_", " "), points = tonumber(points)} end
+-- The exercise's title, hint and tests, from the one reader of the rubric (harness/rubric.awk),
+-- which make check and the grader use too: {title, hint, tests = {{sentence, points}...}}.
+local function read_rubric(test_path)
+  local ok, output = pcall(pandoc.pipe, "awk", {"-f", "harness/rubric.awk", test_path}, "")
+  if not ok then die("harness/rubric.awk could not read " .. test_path .. ": " .. tostring(output)) end
+  local exercise = {tests = {}}
+  for line in output:gmatch("[^\n]+") do
+    local fields = {}
+    for field in (line .. "\t"):gmatch("(.-)\t") do fields[#fields + 1] = field end
+    if fields[1] == "exercise" then
+      exercise.title, exercise.hint = unescape(fields[3]), unescape(fields[4] or "")
+    elseif fields[1] == "test" then
+      exercise.tests[#exercise.tests + 1] = {sentence = fields[4], points = tonumber(fields[3])}
+    end
   end
-  return tests
+  return exercise
 end
 
 local function markdown(text)
@@ -433,16 +410,15 @@ local function append(list, blocks)
   return list
 end
 
--- The exercises of a chapter, "chNN-slug/NAME", sorted: one per test file.
+-- The exercises of a chapter, "chNN-slug/NAME", in the book's order: exercises/ORDER, the list
+-- make check and the grader follow too.
 local function chapter_exercises(chapter)
   local names = {}
-  local listing = io.popen("ls tests/" .. chapter .. "/*.c 2>/dev/null")
-  for path in listing:lines() do
-    names[#names + 1] = path:match("^tests/(.*)%.c$")
+  for line in (read_file("exercises/ORDER") .. "\n"):gmatch("(.-)\n") do
+    local name = line:gsub("#.*", ""):match("^%s*(%S+)")
+    if name and name:sub(1, #chapter + 1) == chapter .. "/" then names[#names + 1] = name end
   end
-  listing:close()
-  if #names == 0 then die("chapter " .. chapter .. " has no exercises (no tests/" .. chapter .. "/*.c)") end
-  table.sort(names)
+  if #names == 0 then die("chapter " .. chapter .. " has no exercises in exercises/ORDER") end
   return names
 end
 
@@ -457,15 +433,14 @@ local function exercise_blocks(name, heading_level, with_title)
   if not file_exists(test_path) then
     die("the book names exercise " .. name .. ", but " .. test_path .. " does not exist")
   end
-  local source = read_file(test_path)
-  local strings = exercise_strings(source, test_path)
-  local tests = rubric(source)
+  local rubric = read_rubric(test_path)
+  local tests = rubric.tests
   if #tests == 0 then die(test_path .. " has no COURSE_TEST(name, points) line") end
 
   local blocks = {}
   if with_title then
     local id = exercise_anchor(name)
-    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(strings[1])}, pandoc.Attr(id))})
+    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(rubric.title)}, pandoc.Attr(id))})
     anchors[id] = true
   end
   append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
@@ -486,10 +461,10 @@ local function exercise_blocks(name, heading_level, with_title)
   -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
   local last = #blocks
   blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
-  if strings[2] and strings[2] ~= "" then
+  if rubric.hint and rubric.hint ~= "" then
     append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>Hint (make check " ..
                                     "shows it after a failure)</summary>")})
-    append(blocks, markdown(escape_markdown(strings[2])))
+    append(blocks, markdown(escape_markdown(rubric.hint)))
     append(blocks, {pandoc.RawBlock("html", "</details>")})
   end
   return blocks
