@@ -46,6 +46,8 @@ import submissions as submissions_module  # noqa: E402
 DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
 BUILD_TIMEOUT = 180
 FIRST_UID = 61000  # where unused uids are looked for, as root
+DEFAULT_MEMORY_SHARE_MB = 4096  # a test program's memory where nvidia-smi cannot say
+SMALLEST_MEMORY_SHARE_MB = 1024  # what the course's tests need at most, with room
 LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
 
 
@@ -74,6 +76,7 @@ class Grader:
         self.test_timeout = args.test_timeout or DEFAULT_TEST_TIMEOUT
         self.python = sandbox.python_for_everyone()
         self.stop = threading.Event()
+        self._memory_shares = {}
 
     # --- Setting up ------------------------------------------------------------------------
 
@@ -237,7 +240,26 @@ class Grader:
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu:
             env.update(self._gpu_locks(gpu))
+            env["COURSE_MEMORY_LIMIT_MB"] = str(self._memory_share(gpu))
         return env
+
+    def _memory_share(self, gpu):
+        """The device memory (and pinned host memory) one test program may hold, in MiB: the
+        GPU's memory shared by the PER_GPU programs beside it and one spare share, so that a
+        program that takes all it can fails its own tests, not its neighbours' (harness/trace.c).
+        """
+        if gpu not in self._memory_shares:
+            total = 0
+            try:
+                run = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+                                      "--format=csv,noheader,nounits", "-i", str(gpu)],
+                                     capture_output=True, text=True, timeout=30)
+                total = int(run.stdout.split()[0]) if run.returncode == 0 else 0
+            except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+                total = 0
+            share = max(total // (self.args.per_gpu + 1), SMALLEST_MEMORY_SHARE_MB)
+            self._memory_shares[gpu] = share if total else DEFAULT_MEMORY_SHARE_MB
+        return self._memory_shares[gpu]
 
     def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
         gpu = self.gpus[slot]
