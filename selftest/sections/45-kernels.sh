@@ -26,7 +26,7 @@ fi
 
 # --- Host only: the grader accepts a learner's file that calls the kernels' C API ---------
 # The file is the first exercise's stub with a function of the learner's own that calls each
-# of them; the same with the runtime's doors to loading and launching code is refused.
+# of them; the same that loads GPU code from a file is refused.
 first_exercise=$($MAKE -s --no-print-directory list-exercises | sed -n 1p)
 learner_file() { # FOLDER CALLS: the stub, plus a static function making CALLS
     mkdir -p "$1/${first_exercise%/*}"
@@ -42,30 +42,24 @@ learner_file "$kernels_work/calls-api" '    err = gpu_work_keep_busy(0, 1.0);
     err = gpu_work_checksum(0, d_x, n * sizeof *d_x, 1, d_sum);
     err = gpu_work_load();
     (void)gpu_work_checksum_host(d_x, n, 1);'
-learner_file "$kernels_work/loads-code" '    cudaLibrary_t library;
-    cudaKernel_t kernel;
-    void *args[] = {&d_x, &n, &d_sum};
-    err = cudaLibraryLoadData(&library, d_x, NULL, NULL, 0, NULL, NULL, 0);
-    err = cudaLibraryGetKernel(&kernel, library, "k");
-    err = cudaLaunchKernel((const void *)kernel, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, 0);'
+learner_file "$kernels_work/loads-a-file" '    cudaLibrary_t library;
+    (void)d_x, (void)n, (void)d_sum;
+    err = cudaLibraryLoadFromFile(&library, "kernels.fatbin", NULL, NULL, 0, NULL, NULL, 0);'
 if [[ -z $first_exercise ]]; then
     fail "the grader and the kernels' C API (make list-exercises lists no exercise)"
 else
     inspect_log=$(python3 grader/grade.py inspect "$kernels_work/calls-api/$first_exercise.c" \
-        "$kernels_work/loads-code/$first_exercise.c" 2>&1)
+        "$kernels_work/loads-a-file/$first_exercise.c" 2>&1)
     if grep -q "^accepted .*calls-api/" <<<"$inspect_log"; then
         pass "the grader accepts a learner's file that calls every function of gpu_work.h"
     else
         fail "the grader accepts a learner's file that calls every function of gpu_work.h" \
             "$inspect_log"
     fi
-    refusal=$(grep "^not accepted .*loads-code/" <<<"$inspect_log")
-    if [[ $refusal == *cudaLibraryLoadData* && $refusal == *cudaLibraryGetKernel* &&
-          $refusal == *cudaLaunchKernel* ]]; then
-        pass "the grader refuses a learner's file that loads and launches GPU code of its own"
+    if grep -q "^not accepted .*loads-a-file/.*cudaLibraryLoadFromFile" <<<"$inspect_log"; then
+        pass "the grader refuses a learner's file that loads GPU code from a file"
     else
-        fail "the grader refuses a learner's file that loads and launches GPU code of its own" \
-            "$inspect_log"
+        fail "the grader refuses a learner's file that loads GPU code from a file" "$inspect_log"
     fi
 fi
 
