@@ -10,7 +10,7 @@
  */
 #include "gpu_work.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,7 +30,11 @@ static const char *const kernel_names[KERNEL_COUNT] = {
 /* Enough blocks of THREADS to fill any GPU; the kernels' grid-stride loops do the rest. */
 enum { THREADS = 256, MAX_BLOCKS = 2048 };
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* Loaded once per process, by whichever thread calls first; the others wait for it. C11
+ * atomics rather than pthread_once, so that no program needs -pthread to link libcommon
+ * (glibc before 2.34 keeps pthread_once out of libc). */
+enum { NOT_LOADED, LOADING, LOADED };
+static atomic_int load_state = NOT_LOADED;
 static cudaError_t load_status;
 static cudaKernel_t kernels[KERNEL_COUNT];
 
@@ -46,8 +50,15 @@ static void load_kernels(void)
 
 cudaError_t gpu_work_load(void)
 {
-    if (pthread_once(&load_once, load_kernels) != 0)
-        return cudaErrorUnknown;
+    int expected = NOT_LOADED;
+    if (atomic_compare_exchange_strong(&load_state, &expected, LOADING)) {
+        load_kernels();
+        atomic_store(&load_state, LOADED); /* after load_status and kernels[] are written */
+    } else {
+        while (atomic_load(&load_state) != LOADED) {
+            /* another thread is loading: milliseconds, once in the process's life */
+        }
+    }
     return load_status;
 }
 

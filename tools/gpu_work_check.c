@@ -63,8 +63,8 @@ static void check_unavailable(cudaError_t refusal)
     cudaError_t scale = gpu_work_scale_add(0, d_floats, d_floats, 64, 2.0f, 1.0f);
     cudaError_t sum = gpu_work_checksum(0, d_floats, 64 * sizeof(float), 1, d_sum);
     verdict(busy == refusal && scale == refusal && sum == refusal,
-            "the runtime cannot load kernels (%s), and each function returns that: "
-            "keep_busy %d, scale_add %d, checksum %d",
+            "the runtime cannot load kernels: %s; every function returns it "
+            "(keep_busy %d, scale_add %d, checksum %d)",
             describe(refusal), (int)busy, (int)scale, (int)sum);
     CUDA_CHECK(cudaFree(d_floats));
     CUDA_CHECK(cudaFree(d_sum));
