@@ -6,6 +6,7 @@
  * kernel on a NULL pointer). The host checksum is the GPU's reference.
  */
 #include "gpu_work.h"
+#include "unit_main.h"
 
 #include <check.h>
 #include <math.h>
@@ -84,9 +85,5 @@ int main(void)
     tcase_add_test(tc, checksum_refuses_misaligned_pointers_and_a_sum_inside_the_data);
     tcase_add_test(tc, the_host_checksum_adds_32_bit_words_once_per_pass_modulo_2_to_the_64);
     suite_add_tcase(suite, tc);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_unit_suite(suite);
 }
