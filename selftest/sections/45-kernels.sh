@@ -26,6 +26,18 @@ else
     fi
 fi
 
+# --- Host only: nothing in libcommon.a runs before main ------------------------------------
+# An object nvcc compiled with host code registers its kernels from a constructor, which would
+# touch CUDA in the harness's parent before it forks: the kernels must come in as data only.
+constructors=$(objdump -h build/lib/libcommon.a 2>&1 | grep -E '\.(init_array|ctors|preinit_array)')
+registrations=$(nm -u build/lib/libcommon.a 2>&1 | grep -E '__cuda(Register|PushCallConfiguration)')
+if [[ -z $constructors && -z $registrations ]] && objdump -h build/lib/libcommon.a >/dev/null 2>&1; then
+    pass "nothing in libcommon.a runs before main: no constructor, no kernel registration"
+else
+    fail "nothing in libcommon.a runs before main: no constructor, no kernel registration" \
+        "$(printf '%s\n%s' "$constructors" "$registrations")"
+fi
+
 # --- Host only: the grader accepts a learner's file that calls the kernels' C API ---------
 # The file is the first exercise's stub with a function of the learner's own that calls each
 # of them; the same that loads GPU code from a file is refused.
