@@ -11,12 +11,12 @@ grade_knob = $(if $(filter command line,$(origin $(1))),$($(1)))
 GRADE_OUT = $(or $(call grade_knob,OUT),grades)
 GRADER_OPTIONS = --course-build "$(BUILD)" --cc "$(CC)" --cflags "$(CFLAGS)" \
     --cppflags "$(CPPFLAGS)" --ldflags "$(LDFLAGS)" --ldlibs "$(LDLIBS)" --cuda-home "$(CUDA_HOME)" \
-    $(if $(call grade_knob,JOBS),--jobs $(JOBS)) $(if $(call grade_knob,GPUS),--gpus "$(GPUS)") \
+    $(if $(call grade_knob,JOBS),--jobs "$(JOBS)") $(if $(call grade_knob,GPUS),--gpus "$(GPUS)") \
     $(if $(call grade_knob,SCRATCH),--scratch "$(SCRATCH)") \
-    $(if $(call grade_knob,TEST_TIMEOUT),--test-timeout $(TEST_TIMEOUT)) \
-    $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout $(STUDENT_TIMEOUT)) \
-    $(if $(call grade_knob,SLICE),--slice $(SLICE)) \
-    $(if $(call grade_knob,PER_GPU),--per-gpu $(PER_GPU)) \
+    $(if $(call grade_knob,TEST_TIMEOUT),--test-timeout "$(TEST_TIMEOUT)") \
+    $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout "$(STUDENT_TIMEOUT)") \
+    $(if $(call grade_knob,SLICE),--slice "$(SLICE)") \
+    $(if $(call grade_knob,PER_GPU),--per-gpu "$(PER_GPU)") \
     $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade)
 
 .PHONY: grade grade-report grade-benchmark deps-cluster
@@ -32,7 +32,7 @@ grade-report:
 
 ## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
 grade-benchmark: prerequisites
-	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh $(or $(STUDENTS),100)
+	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh "$(or $(STUDENTS),100)"
 
 ## make deps-cluster     install Slurm and munge (Debian's slurm-wlm), for make test's one-node cluster
 # Optional: make test skips the cluster section where they are missing. As root, or through sudo.
