@@ -21,6 +21,7 @@ Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
 
 import argparse
 import concurrent.futures
+import fcntl
 import json
 import os
 import queue
@@ -46,6 +47,7 @@ import submissions as submissions_module  # noqa: E402
 DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
 BUILD_TIMEOUT = 180
 FIRST_UID = 61000  # where unused uids are looked for, as root
+UID_CLAIMS = "/run/lock/course-grade-uids"  # a lock file per uid a grader on this machine holds
 LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
 
 
@@ -91,7 +93,7 @@ class Grader:
         self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
         if os.geteuid() == 0:  # one for the builds, one per GPU and lane
             lanes = self.args.per_gpu
-            uids = sandbox.unused_uids(1 + max(1, len(self.gpus)) * lanes, FIRST_UID)
+            uids = claim_uids(1 + max(1, len(self.gpus)) * lanes)
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
@@ -325,6 +327,40 @@ class Grader:
 
 
 # --- Helpers ------------------------------------------------------------------------------
+
+_claimed = []  # the open lock files of the uids this process holds, until it ends
+
+
+def claim_uids(count, start=FIRST_UID):
+    """`count` consecutive uids that no account uses and no other grader here holds.
+
+    After each program the grader kills everything still running as its uid, so
+    two graders on one machine (two Slurm tasks on one node, two checkouts'
+    self-tests) must never share one: each would kill the other's builds and
+    tests. Each uid is claimed with a lock (flock) on a file of its own, held
+    while this process lives; the kernel drops it when the process ends, however.
+    """
+    folder = UID_CLAIMS if os.path.isdir(os.path.dirname(UID_CLAIMS)) else os.path.join(
+        tempfile.gettempdir(), os.path.basename(UID_CLAIMS))
+    os.makedirs(folder, exist_ok=True)
+    uid = start
+    while True:
+        block = sandbox.unused_uids(count, uid)
+        held = []
+        for candidate in block:
+            claim = os.open(os.path.join(folder, str(candidate)), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(claim)
+                break
+            held.append(claim)
+        if len(held) == count:
+            _claimed.extend(held)
+            return block
+        for claim in held:
+            os.close(claim)
+        uid = block[len(held)] + 1
 
 def read_json(path):
     try:

@@ -16,12 +16,13 @@
 #
 # It is what the self-test uses to submit grader/slurm-grade.sh for real. It
 # needs root (slurmd runs jobs as their owner) and Debian's slurm-wlm and munge
-# (`make deps-cluster`), and no systemd: each daemon runs in the foreground as
-# a child of this script. The node has no GPU resource configured: submit with
-# --gres= overridden (the self-test gives --gres=none... see grader/README.md).
-# The settings are those that made a one-node cluster work on Debian 12
-# without systemd (cgroup v1 named, since autodetection fails on a pure
-# cgroup v2 host; no cgroup-based tracking, accounting or task binding).
+# (`make deps-cluster`), and no systemd: each daemon runs in the foreground, as
+# a child of this script. The node declares no GPU as a resource, so a job
+# that asks for one (slurm-grade.sh's --gres=gpu:1) is submitted with
+# --gres=none; its task then finds the GPUs as make grade does anywhere. The
+# settings are those that made a one-node cluster work on Debian 12 without
+# systemd: cgroup v1 named (autodetection fails on a pure cgroup v2 host), and
+# no cgroup-based process tracking, task binding or accounting.
 set -uo pipefail
 if [[ $# -lt 2 || ! -d $1 ]]; then
     echo "usage: $0 DIR COMMAND [ARG...]   (DIR an existing, empty folder)" >&2

@@ -10,6 +10,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import course  # noqa: E402
+import grade  # noqa: E402
 import sandbox  # noqa: E402
 
 
@@ -31,6 +32,26 @@ class Scratch(unittest.TestCase):
         self.assertIn("other users cannot enter %s" % private, problem)
         self.assertIn("chmod o+x %s" % private, problem)
         self.assertIsNone(sandbox.scratch_problem(scratch, other_uids=False))
+
+
+class Uids(unittest.TestCase):
+    def test_two_graders_on_one_machine_never_share_a_uid(self):
+        # Each kills whatever runs as its uids after every program: sharing one, they
+        # would kill each other's builds (seen when two self-tests ran side by side).
+        if os.geteuid() != 0:
+            self.skipTest("graders claim uids only as root")
+        other = subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import grade; "
+             "print(*grade.claim_uids(3), flush=True); sys.stdin.read()" % HERE],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, universal_newlines=True)
+        self.addCleanup(other.wait)
+        self.addCleanup(other.stdin.close)
+        self.addCleanup(other.stdout.close)
+        theirs = [int(uid) for uid in other.stdout.readline().split()]
+        ours = grade.claim_uids(3)
+        self.assertEqual(len(theirs), 3)
+        self.assertFalse(set(ours) & set(theirs), "both hold %s" % (set(ours) & set(theirs)))
+        self.assertFalse(set(grade.claim_uids(2)) & set(ours), "one process, two claims")
 
 
 class Toolchain(unittest.TestCase):

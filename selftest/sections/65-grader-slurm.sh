@@ -22,7 +22,8 @@ else
     slurm_work=$PWD/build/selftest/grader-slurm
     rm -rf "$slurm_work"
     mkdir -p "$slurm_work/class"
-    cluster=$(mktemp -d "${TMPDIR:-/tmp}/course-slurm-XXXXXX") # outside the course: munged checks its parents
+    # In /tmp: munged wants every folder above its socket open to all, and a short path.
+    cluster=$(mktemp -d /tmp/course-slurm-XXXXXX)
     python3 grader/make_class.py sample "$slurm_work/all" >/dev/null
     # A folder, two archives; a good, a partial and a broken student; two slices.
     slurm_students=(hostile-does-not-compile student-good student-partial)
