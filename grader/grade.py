@@ -331,6 +331,13 @@ class Grader:
 _claimed = []  # the open lock files of the uids this process holds, until it ends
 
 
+def uids_running(uids):
+    """Those of `uids` that some process runs as."""
+    found = set()
+    sandbox.processes_where(lambda fields, owner: owner in uids and found.add(owner))
+    return found
+
+
 def claim_uids(count, start=FIRST_UID):
     """`count` consecutive uids that no account uses and no other grader here holds.
 
@@ -339,6 +346,8 @@ def claim_uids(count, start=FIRST_UID):
     self-tests) must never share one: each would kill the other's builds and
     tests. Each uid is claimed with a lock (flock) on a file of its own, held
     while this process lives; the kernel drops it when the process ends, however.
+    A uid that some process runs as is taken too, claimed or not (a grader of an
+    older checkout, another tool's sandbox).
     """
     folder = UID_CLAIMS if os.path.isdir(os.path.dirname(UID_CLAIMS)) else os.path.join(
         tempfile.gettempdir(), os.path.basename(UID_CLAIMS))
@@ -346,8 +355,11 @@ def claim_uids(count, start=FIRST_UID):
     uid = start
     while True:
         block = sandbox.unused_uids(count, uid)
+        running = uids_running(block)
         held = []
         for candidate in block:
+            if candidate in running:
+                break
             claim = os.open(os.path.join(folder, str(candidate)), os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
