@@ -39,15 +39,17 @@ else
     fi
     # The node has no GPU resource configured, so --gres=none: the task finds the GPU as
     # make grade does anywhere. %1: the tasks share the one GPU, so one at a time.
-    submit="cd $PWD && jobid=\$(sbatch --parsable --array=0-1%1 --gres=none --cpus-per-task=1 \
-        --output=$slurm_work/grade-%A_%a.log grader/slurm-grade.sh $slurm_work/class $slurm_work/out 2) &&
-        echo \$jobid >$slurm_work/jobid &&
-        report=\$(sbatch --parsable --dependency=afterany:\$jobid --output=$slurm_work/report.log \
-            --wrap 'make -C $PWD -s --no-print-directory grade-report OUT=$slurm_work/out') &&
-        while [[ -n \$(squeue --noheader --jobs=\$jobid,\$report) ]]; do sleep 0.2; done &&
-        scontrol --oneliner show job \$jobid >$slurm_work/tasks.txt"
+    # Run by the cluster's script, with the folders in its environment (TEST_WORK).
+    submit='jobid=$(sbatch --parsable --array=0-1%1 --gres=none --cpus-per-task=1 \
+            --output="$TEST_WORK/grade-%A_%a.log" grader/slurm-grade.sh "$TEST_WORK/class" \
+            "$TEST_WORK/out" 2) &&
+        echo "$jobid" >"$TEST_WORK/jobid" &&
+        report=$(sbatch --parsable --dependency="afterany:$jobid" --output="$TEST_WORK/report.log" \
+            --wrap "make -C $(printf %q "$PWD") -s --no-print-directory grade-report OUT=$(printf %q "$TEST_WORK/out")") &&
+        while [[ -n $(squeue --noheader --jobs="$jobid,$report") ]]; do sleep 0.2; done &&
+        scontrol --oneliner show job "$jobid" >"$TEST_WORK/tasks.txt"'
     slurm_started=$(date +%s)
-    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PER_GPU timeout 300 \
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PER_GPU TEST_WORK="$slurm_work" timeout 300 \
         grader/slurm-test-cluster.sh "$cluster" bash -c "$submit" >"$slurm_work/cluster.log" 2>&1
     slurm_status=$?
     slurm_seconds=$(($(date +%s) - slurm_started))
