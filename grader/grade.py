@@ -374,6 +374,7 @@ def claim_uids(count, start=FIRST_UID):
             os.close(claim)
         uid = block[len(held)] + 1
 
+
 def read_json(path):
     try:
         with open(path) as f:
