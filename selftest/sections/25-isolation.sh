@@ -40,6 +40,7 @@ if need_gpu "the isolation fixture"; then
     rm -rf "$copy" && mkdir -p "$copy/build"
     tar --exclude=./build --exclude=./.git --exclude=./.deps -cf - . | tar -xf - -C "$copy"
     cp -a build/lib build/obj "$copy/build/"
+    [[ -d .deps ]] && ln -s "$PWD/.deps" "$copy/.deps" # Check, where make deps unpacked it here
     cp -r selftest/fixtures/isolation/exercises selftest/fixtures/isolation/tests "$copy/"
     mkdir -p "$copy/solutions/ch00-isolation"
     cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$copy/solutions/ch00-isolation/"
