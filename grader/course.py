@@ -98,7 +98,8 @@ class Course:
                      for name in ("libharness.a", "libcommon.a")]
         test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]
         shim = os.path.join(self.build, EXIT_SHIM_OBJECT)
-        run = self.make(*(libraries + test_objects + [shim]))
+        renderer = os.path.join(self.build, "tools", "report_block")  # the report's blocks
+        run = self.make(*(libraries + test_objects + [shim, renderer]))
         if run.returncode != 0:
             raise CourseError("the course's own harness and tests did not build:\n" + run.stdout)
         # Rubric programs: the course's stubs, or where a stub does not build, its solution.

@@ -84,6 +84,7 @@ class Grader:
 
     def prepare(self, protected, scratch_parent):
         exercises = self.course.prepare()
+        results.RENDERER = self.course.built("tools", "report_block")
         self.allow = static_checks.AllowList(os.path.join(HERE, "allowed-symbols.txt"),
                                              extra_names=self.course.common_symbols)
         problem = sandbox.scratch_problem(scratch_parent, os.geteuid() == 0)

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import statistics
+import subprocess
 import textwrap
 import threading
 import time
@@ -171,42 +172,54 @@ def _clean(text):
     return re.sub(r"[^\x09\x0a\x20-\x7e\u00a0-\uffff]", "?", text)
 
 
+# The course's one renderer of an exercise's block (harness/report.c, as the tool
+# build/tools/report_block), which grade.py points this at once the course is built.
+RENDERER = None
+
+
+def _escaped(text):
+    """Text as harness/rubric.awk escapes it, for the renderer's record."""
+    return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
 def exercise_block(outcome):
-    """The exercise's block as `make check` prints it (without colour)."""
+    """The exercise's block as `make check` prints it (without colour), by the course's renderer."""
     exercise = outcome.exercise
-    passed = sum(1 for t in outcome.tests if t["passed"])
-    word = {"passed": "PASS", "not_started": "TODO"}.get(outcome.status, "FAIL")
-    lines = ["%s  %-28s %d/%d tests  %d/%d points  %s" % (
-        word, exercise.id, passed, len(outcome.tests), outcome.points, exercise.max_points,
-        exercise.title)]
     source = "exercises/%s.c" % exercise.id
     status = outcome.status
+    record = ["exercise\t%s\t%s\t%s" % (exercise.id, _escaped(exercise.title),
+                                           _escaped(exercise.hint))]
+    record += ["test\t%s\t%d\t%s\tuntimed" % (exercise.id, points, _escaped(name))
+               for name, points in exercise.tests]
+    record += ["status\t%s" % status, "source\t%s" % source]
+    details = list(outcome.details or [])
     if status == "missing":
-        lines.append("      %s is missing from the submission" % source)
+        details = ["%s is missing from the submission" % source]
     elif status == "does_not_compile":
-        lines.append("      %s does not compile:" % source)
-        lines += ["        " + line for line in outcome.details]
+        details = ["%s does not compile:" % source] + details
     elif status == "rejected":
-        lines.append("      %s was not run: the grader refuses it before linking, because" % source)
-        lines += ["        - " + line for line in outcome.details]
-    elif status == "not_started":
-        lines.append("      not started: open %s and replace its TODO" % source)
+        details = ["%s was not run: the grader refuses it before linking, because" % source] + [
+            "- " + line for line in details]
     elif status == "not_run":
-        lines.append("      not graded yet: %s" % (outcome.details[0] if outcome.details else ""))
+        details = ["not graded yet: %s" % (details[0] if details else "")]
     elif status in ("timed_out", "no_report"):
-        lines.append("      " + (outcome.details[0] if outcome.details else STATUS_WORDS[status]))
-    if status in ("failed",) or (status in ("timed_out", "no_report") and passed):
-        for test in outcome.tests:
-            if test["passed"]:
-                continue
-            lines.append("      FAIL %s (%d point%s)" % (test["name"], test["points"],
-                                                        "" if test["points"] == 1 else "s"))
-            lines.append(_indent(test["message"] or "(no message)", "           "))
-    if status not in ("passed", "not_started", "not_run", "missing"):
-        lines.append("      hint: " + _indent(exercise.hint, "            ").lstrip())
+        details = [details[0] if details else STATUS_WORDS[status]]
+    else:
+        details = []
+    record += ["detail\t%s" % _escaped(line) for line in details]
+    by_name = {test["name"]: test for test in outcome.tests or []}
+    for number, (name, _) in enumerate(exercise.tests, 1):
+        if name in by_name:
+            test = by_name[name]
+            record.append("result\t%d\t%s\t%s" % (number, "passed" if test["passed"] else "failed",
+                                                    _escaped(test["message"] or "")))
     if outcome.note:
-        lines.append("      note: " + outcome.note)
-    return _clean("\n".join(lines))
+        record.append("note\t%s" % _escaped(outcome.note))
+    run = subprocess.run([RENDERER], input="\n".join(record) + "\n", capture_output=True,
+                         text=True, errors="replace")
+    if run.returncode != 0:
+        raise RuntimeError("the report's renderer refused a record: " + run.stderr.strip())
+    return _clean(run.stdout.rstrip("\n"))
 
 
 def _fenced(text):

@@ -53,24 +53,28 @@ else
 fi
 
 # The harness itself must build; if it does not, that is the course's fault.
-if ! $MAKE -s --no-print-directory build/lib/libharness.a build/lib/libcommon.a; then
+if ! $MAKE -s --no-print-directory build/lib/libharness.a build/lib/libcommon.a \
+        build/tools/report_block; then
     echo "check: the course's own harness did not build (see above); this is not your code" >&2
     exit 2
 fi
 # Build every exercise's test program at once (make -j helps here), errors later.
 $MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
 
-# An exercise's title and the points of each of its tests, from the one reader of the rubric.
-title_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "exercise" { print $3 }'; }
-rubric_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "test" { print $3 }'; }
-
-# The block of an exercise that did not get as far as its tests: WHY on the first line.
+# The block of an exercise that did not get as far as its tests, by the report's one renderer
+# (harness/report.c, through tools/report_block), from the one reader of the rubric; the lines
+# on its standard input, after the first, are the particulars of WHY.
 not_run_block() { # EXERCISE STATUS WHY
-    local points tests
-    points=$(rubric_of "$1" | awk '{ s += $1 } END { print s + 0 }')
-    tests=$(rubric_of "$1" | wc -l)
-    printf '%sFAIL%s  %-28s 0/%d tests  0/%d points  %s\n      %s\n' \
-        "$red" "$reset" "$1" "$tests" "$points" "$(title_of "$1")" "$3"
+    local rubric tests points detail
+    rubric=$(awk -f harness/rubric.awk "tests/$1.c")
+    tests=$(grep -c $'^test\t' <<<"$rubric")
+    points=$(awk -F'\t' '$1 == "test" { s += $3 } END { print s + 0 }' <<<"$rubric")
+    { echo "$rubric"
+      printf 'status\t%s\nsource\t%s\ndetail\t%s\n' "$2" "$tree/$1.c" "$3"
+      while IFS= read -r detail; do
+          [[ -n $detail ]] && printf 'detail\t%s\n' "${detail//\\/\\\\}"
+      done
+    } | build/tools/report_block ${reset:+--color}
     printf '%s\t%s\t0\t%d\t0\t%d\n' "$1" "$2" "$tests" "$points" >>"$tally"
 }
 
@@ -84,7 +88,7 @@ useful_lines() {
           grep -vE "^make|collect2: error: ld returned|undefined reference"
       grep -o "undefined reference to \`[A-Za-z0-9_]*'" <<<"$log" | sort -u |
           sed "s/undefined reference to \`\(.*\)'/the linker found no definition of \1: define it in your file, spelled as the header declares it/"
-    } | head -n 12 | sed 's/^/        /'
+    } | head -n 12
 }
 
 # The test programs run side by side, each exercise's in a process of its own. Tests that
@@ -104,13 +108,13 @@ for exercise in "$@"; do
     report=$results/$exercise.report
     mkdir -p "$(dirname "$report")"
     if [[ ! -f $source ]]; then
-        not_run_block "$exercise" missing "$source is missing" >"$report"
+        not_run_block "$exercise" missing "$source is missing" </dev/null >"$report"
     elif ! build_log=$($MAKE -s --no-print-directory "$program" 2>&1); then
         what="does not compile"
         grep -q "undefined reference" <<<"$build_log" && ! grep -q "error:.*\.c:" <<<"$build_log" &&
             what="compiles, but does not link"
-        { not_run_block "$exercise" does_not_compile "$source $what:"
-          useful_lines <<<"$build_log"; } >"$report"
+        useful_lines <<<"$build_log" | not_run_block "$exercise" does_not_compile "$source $what:" \
+            >"$report"
     else
         "$program" --source "$source" --json "$results/$exercise.json" --tally "$tally" \
             "$color_flag" >"$report" 2>&1 &

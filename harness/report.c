@@ -155,16 +155,23 @@ static void append_tally(const report_options *options, const char *status, tota
     fclose(out);
 }
 
-void report_results(const report_options *options, const test_outcome *outcomes, int count)
+static bool one_of(const char *status, const char *const *statuses)
+{
+    for (; *statuses; statuses++)
+        if (strcmp(status, *statuses) == 0)
+            return true;
+    return false;
+}
+
+void report_block(const report_options *options, const test_outcome *outcomes, int count,
+                  const char *status, const char *const *details, int detail_count,
+                  const char *note)
 {
     totals sum = add_up(outcomes, count);
-    bool all_passed = sum.passed == count;
-    const char *status = status_word(options, all_passed);
     const char *source = options->source ? options->source : "the exercise file";
-
-    if (all_passed)
+    if (strcmp(status, "passed") == 0)
         printf("%sPASS%s  ", paint(options, GREEN BOLD), paint(options, RESET));
-    else if (options->not_started)
+    else if (strcmp(status, "not_started") == 0)
         printf("%sTODO%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
     else
         printf("%sFAIL%s  ", paint(options, RED BOLD), paint(options, RESET));
@@ -172,31 +179,51 @@ void report_results(const report_options *options, const test_outcome *outcomes,
            sum.points, sum.max_points, paint(options, DIM), options->exercise->title,
            paint(options, RESET));
 
-    if (options->not_started) {
+    /* Why the tests did not run, or did not all run: the first line, then its particulars. */
+    for (int d = 0; d < detail_count; d++)
+        printf("%s%s\n", d == 0 ? "      " : "        ", details[d]);
+    if (strcmp(status, "not_started") == 0)
         printf("      not started: open %s and replace its TODO\n", source);
-    } else if (!all_passed || options->verbose) {
-        for (int t = 0; t < count; t++) {
-            if (outcomes[t].passed && !options->verbose)
-                continue;
-            printf("      %s%s%s %s (%d point%s)\n",
-                   paint(options, outcomes[t].passed ? GREEN : RED),
-                   outcomes[t].passed ? "ok  " : "FAIL", paint(options, RESET),
-                   outcomes[t].sentence, outcomes[t].points, outcomes[t].points == 1 ? "" : "s");
-            if (!outcomes[t].passed) {
-                fputs("           ", stdout);
-                print_indented(outcomes[t].message, "           ");
-            }
-        }
-        if (!all_passed) {
-            printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
-            print_indented(options->exercise->hint, "            ");
+
+    /* The tests, where they ran: each failure with its diagnostic (every test, when verbose). */
+    static const char *const ran[] = {"passed", "failed", "timed_out", "no_report", NULL};
+    bool failures_shown = one_of(status, ran) && (sum.passed < count || options->verbose) &&
+                          (strcmp(status, "failed") == 0 || sum.passed > 0 || options->verbose);
+    for (int t = 0; failures_shown && t < count; t++) {
+        if (outcomes[t].passed && !options->verbose)
+            continue;
+        printf("      %s%s%s %s (%d point%s)\n", paint(options, outcomes[t].passed ? GREEN : RED),
+               outcomes[t].passed ? "ok  " : "FAIL", paint(options, RESET), outcomes[t].sentence,
+               outcomes[t].points, outcomes[t].points == 1 ? "" : "s");
+        if (!outcomes[t].passed) {
+            fputs("           ", stdout);
+            print_indented(outcomes[t].message[0] ? outcomes[t].message : "(no message)",
+                           "           ");
         }
     }
-    if (options->printed_bytes > 0)
-        printf("      %snote:%s the code printed %zu bytes while the tests ran (what a failing "
-               "test printed is shown under it)\n",
-               paint(options, DIM), paint(options, RESET), options->printed_bytes);
+    static const char *const no_hint[] = {"passed", "not_started", "not_run", "missing", NULL};
+    if (!one_of(status, no_hint)) {
+        printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
+        print_indented(options->exercise->hint, "            ");
+    }
+    if (note != NULL && note[0] != '\0') {
+        printf("      %snote:%s ", paint(options, DIM), paint(options, RESET));
+        print_indented(note, "            ");
+    }
     fflush(stdout);
+}
+
+void report_results(const report_options *options, const test_outcome *outcomes, int count)
+{
+    totals sum = add_up(outcomes, count);
+    const char *status = status_word(options, sum.passed == count);
+    char note[256] = "";
+    if (options->printed_bytes > 0)
+        snprintf(note, sizeof note,
+                 "the code printed %zu bytes while the tests ran (what a failing test printed is "
+                 "shown under it)",
+                 options->printed_bytes);
+    report_block(options, outcomes, count, status, NULL, 0, note);
     write_json(options, outcomes, count, status, NULL);
     append_tally(options, status, sum, count);
 }

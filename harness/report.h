@@ -31,6 +31,15 @@ typedef struct report_options {
 /* Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
 bool report_color_wanted(void);
 
+/* The one renderer of an exercise's block of the report, whatever became of it: the runner's
+ * own results, and (through tools/report_block) make check's and the grader's exercises that
+ * never ran. `status` is passed, failed, not_started, missing, does_not_compile, rejected,
+ * not_run, timed_out or no_report; `details` say why the tests did not run (the first line,
+ * then its particulars); `note` may be NULL. */
+void report_block(const report_options *options, const test_outcome *outcomes, int count,
+                  const char *status, const char *const *details, int detail_count,
+                  const char *note);
+/* The block, the JSON record and the tally line of a run. */
 void report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);

@@ -12,7 +12,8 @@ MAKE=${MAKE:-make}
 export NO_COLOR=${NO_COLOR:-}
 source selftest/lib.sh
 
-if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/lib/libharness.a build/lib/libcommon.a; then
+if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/tools/report_block build/lib/libharness.a \
+        build/lib/libcommon.a; then
     echo "make test: the course's libraries did not build" >&2
     echo "0 passed, 1 failed"
     exit 1

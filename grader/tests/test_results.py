@@ -12,6 +12,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import course  # noqa: E402
 import results  # noqa: E402
 
+# The blocks come from the course's renderer (harness/report.c), which make builds.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+results.RENDERER = os.path.join(ROOT, "build", "tools", "report_block")
+if not os.path.exists(results.RENDERER):
+    course.Course(ROOT).make(os.path.join("build", "tools", "report_block"))
+
 EXERCISE = course.Exercise("ch01-memory/roundtrip", {
     "title": "Round trip", "hint": "use bytes",
     "tests": [{"name": "the floats come back", "points": 3},
