@@ -207,31 +207,53 @@ void expect_everything_released(const char *function_name)
     }
 }
 
+/* One call, as the summary shows it: "cudaMemcpy(4096 bytes, ...) -> cudaSuccess". */
+static void describe_call(const traced_call *call, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    append_text(text, size, &used, "%s", traced_function_name(call->function));
+    if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
+        append_text(text, size, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
+                    memcpy_kind_name(call->kind), memory_location_name(call->src_location),
+                    memory_location_name(call->dst_location));
+    else if (call->bytes)
+        append_text(text, size, &used, "(%zu bytes)", call->bytes);
+    if (call->flags)
+        append_text(text, size, &used, " flags 0x%x", call->flags);
+    if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
+        call->function != TRACED_cudaStreamCreateWithFlags)
+        append_text(text, size, &used, " on a stream");
+    append_text(text, size, &used, " -> %s%s", cudaGetErrorName(call->result),
+                call->injected     ? " (injected by the test)"
+                : call->over_limit ? " (over the memory a test program may hold here)"
+                                   : "");
+}
+
 const char *trace_summary(void)
 {
     static char summary[4096];
     const size_t room = sizeof summary - 160; /* kept for the last line */
     size_t used = 0, shown = 0;
     summary[0] = '\0';
-    for (; shown < trace_count() && used < room; shown++) {
-        const traced_call *call = trace_get(shown);
-        append_text(summary, room, &used, "\n  %zu. %s", shown + 1,
-                    traced_function_name(call->function));
-        if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
-            append_text(summary, room, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
-                        memcpy_kind_name(call->kind), memory_location_name(call->src_location),
-                        memory_location_name(call->dst_location));
-        else if (call->bytes)
-            append_text(summary, room, &used, "(%zu bytes)", call->bytes);
-        if (call->flags)
-            append_text(summary, room, &used, " flags 0x%x", call->flags);
-        if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
-            call->function != TRACED_cudaStreamCreateWithFlags)
-            append_text(summary, room, &used, " on a stream");
-        append_text(summary, room, &used, " -> %s%s", cudaGetErrorName(call->result),
-                    call->injected     ? " (injected by the test)"
-                    : call->over_limit ? " (over the memory a test program may hold here)"
-                                       : "");
+    /* A run of calls that read the same (a copy per element, say) is one line with its count. */
+    char line[512], next[512];
+    while (shown < trace_count() && used < room) {
+        describe_call(trace_get(shown), line, sizeof line);
+        size_t same = 1;
+        while (shown + same < trace_count()) {
+            describe_call(trace_get(shown + same), next, sizeof next);
+            if (strcmp(next, line) != 0)
+                break;
+            same++;
+        }
+        if (same > 2)
+            append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1,
+                        shown + same, line, same);
+        else
+            for (size_t i = 0; i < same; i++)
+                append_text(summary, room, &used, "\n  %zu. %s", shown + i + 1, line);
+        shown += same;
     }
     size_t unshown = trace_count() - shown + trace_dropped();
     if (trace_count() == 0 && unshown == 0)
@@ -284,6 +306,13 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
         ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes; it should move %zu", nth,
                      what, call->bytes, expected_bytes);
     }
+    const bool into_managed = call->dst_location == LOCATION_MANAGED;
+    ck_assert_msg(!into_managed && call->src_location != LOCATION_MANAGED,
+                  "cudaMemcpy number %zu (%s) copies %s managed memory (cudaMallocManaged), which "
+                  "the runtime moves between host and GPU by itself: this copy is about device "
+                  "memory from cudaMalloc, which only the GPU can reach, so allocate it with "
+                  "cudaMalloc",
+                  nth, what, into_managed ? "into" : "from");
     enum cudaMemcpyKind actual = memcpy_kind_for(call->dst_location, call->src_location);
     ck_assert_msg(actual == expected_direction,
                   "cudaMemcpy number %zu (%s) copies from %s to %s, but this copy should go %s: "

@@ -67,6 +67,15 @@ cudaError_t __wrap_cudaMallocAsync(void **ptr, size_t bytes, cudaStream_t stream
     ACQUIRE(ptr, __real_cudaMallocAsync(ptr, bytes, stream));
 }
 
+DECLARE_REAL(cudaError_t, cudaMallocManaged, (void **, size_t, unsigned int))
+cudaError_t __wrap_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags)
+{
+    BEGIN(cudaMallocManaged);
+    call.bytes = bytes;
+    call.flags = flags;
+    ACQUIRE(ptr, __real_cudaMallocManaged(ptr, bytes, flags));
+}
+
 DECLARE_REAL(cudaError_t, cudaFree, (void *))
 cudaError_t __wrap_cudaFree(void *ptr)
 {

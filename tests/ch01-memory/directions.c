@@ -2,6 +2,8 @@
 #include "harness.h"
 #include "directions.h"
 
+#include <stdio.h>
+
 COURSE_EXERCISE(
     "Host to device, device to device, device to host, host to host",
     "One cudaMemcpy per direction, destination first: cudaMemcpy(d_a, h_src, bytes, "
@@ -50,10 +52,46 @@ static void expect_success(cudaError_t err)
                   error_text(err), kind_mismatch_note(), trace_summary());
 }
 
+static const char *name_of(const chain *c, const void *ptr)
+{
+    return ptr == c->h_src   ? "h_src"
+           : ptr == c->d_a   ? "d_a"
+           : ptr == c->d_b   ? "d_b"
+           : ptr == c->h_mid ? "h_mid"
+           : ptr == c->h_dst ? "h_dst"
+           : ptr == NULL     ? "NULL"
+                             : "a pointer that is none of the five";
+}
+
+/* " Copy number 2 copies d_b into d_a, ..." when a copy of the chain runs backwards; else "". */
+static const char *reversed_copy_note(const chain *c)
+{
+    static char note[256];
+    const void *const ends[4][2] = {
+        {c->d_a, c->h_src}, {c->d_b, c->d_a}, {c->h_mid, c->d_b}, {c->h_dst, c->h_mid}};
+    note[0] = '\0';
+    for (size_t n = 1; n <= 4; n++) {
+        const traced_call *call = trace_nth(TRACED_cudaMemcpy, n);
+        if (call != NULL && call->dst == ends[n - 1][1] && call->src == ends[n - 1][0]) {
+            snprintf(note, sizeof note,
+                     ". Copy number %zu copies %s into %s, the reverse of %s into %s: "
+                     "cudaMemcpy's destination is its first argument, the source its second",
+                     n, name_of(c, call->src), name_of(c, call->dst), name_of(c, call->dst),
+                     name_of(c, call->src));
+            break;
+        }
+    }
+    return note;
+}
+
 static void expect_all_arrived(const chain *c)
 {
-    expect_floats_arrived(c->h_mid, c->h_src, N, "h_mid, after the copy down from d_b");
-    expect_floats_arrived(c->h_dst, c->h_src, N, "h_dst, after the last copy");
+    char message[768];
+    if (describe_float_mismatch(c->h_mid, c->h_src, N, "h_mid, after the copy down from d_b",
+                                message, sizeof message) ||
+        describe_float_mismatch(c->h_dst, c->h_src, N, "h_dst, after the last copy", message,
+                                sizeof message))
+        ck_abort_msg("%s%s", message, reversed_copy_note(c));
 }
 
 static void expect_four_directions(void)
@@ -109,17 +147,6 @@ COURSE_TEST(each_kind_names_its_direction_even_on_pinned_memory_where_a_wrong_on
     expect_all_arrived(&c);
     expect_four_directions();
     expect_named_kinds();
-}
-
-static const char *name_of(const chain *c, const void *ptr)
-{
-    return ptr == c->h_src   ? "h_src"
-           : ptr == c->d_a   ? "d_a"
-           : ptr == c->d_b   ? "d_b"
-           : ptr == c->h_mid ? "h_mid"
-           : ptr == c->h_dst ? "h_dst"
-           : ptr == NULL     ? "NULL"
-                             : "a pointer that is none of the five";
 }
 
 static void expect_copy(const chain *c, size_t nth, const void *dst, const void *src)

@@ -56,7 +56,12 @@ COURSE_TEST(the_device_buffer_is_allocated_once_and_freed, 1)
     float *h_in, *h_out;
     run_roundtrip(1024, &h_in, &h_out);
     const traced_call *allocation = trace_nth(TRACED_cudaMalloc, 1);
-    ck_assert_msg(allocation != NULL, "roundtrip_floats never called cudaMalloc. The calls:%s",
+    ck_assert_msg(allocation != NULL, "roundtrip_floats never called cudaMalloc%s. The calls:%s",
+                  trace_count_of(TRACED_cudaMallocManaged)
+                      ? ": it took managed memory (cudaMallocManaged), which the runtime moves "
+                        "between host and GPU by itself; the device buffer this exercise asks for "
+                        "comes from cudaMalloc, and only the GPU can reach it"
+                      : "",
                   trace_summary());
     ck_assert_msg(allocation->bytes == 1024 * sizeof(float),
                   "cudaMalloc was asked for %zu bytes for 1024 floats; it needs %zu "
