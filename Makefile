@@ -133,8 +133,8 @@ MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(dir $(CHAPTER_PROGRAMS))))
-# make run CH=1, CH=01 or CH=ch01-memory: that chapter's programs; every chapter's without CH.
-RUN_CHAPTERS := $(if $(CH),$(filter ch0$(CH)-% ch$(CH)-% $(CH),$(CHAPTERS)),$(CHAPTERS))
+# make run CH=1, CH=01, CH=ch01 or CH=ch01-memory: that chapter's programs; all without CH.
+RUN_CHAPTERS := $(if $(CH),$(filter ch0$(CH)-% ch$(CH)-% $(CH)-% $(CH),$(CHAPTERS)),$(CHAPTERS))
 RUN_PROGRAMS := $(foreach c,$(RUN_CHAPTERS),$(filter $(BUILD)/chapters/$(c)/%,$(CHAPTER_BINARIES)))
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
@@ -164,7 +164,7 @@ test-now:
 
 ## make run            run the chapter programs (CH=1 for one chapter)
 run: prerequisites
-	@$(if $(RUN_CHAPTERS),,echo "run: there is no chapter '$(CH)': say CH=1 or CH=ch01-memory (chapters: $(CHAPTERS))" >&2; exit 2)
+	@$(if $(RUN_CHAPTERS),,echo "run: there is no chapter '$(CH)': say CH=1, CH=ch01 or CH=ch01-memory (chapters: $(CHAPTERS))" >&2; exit 2)
 	@$(MAKE) -s --no-print-directory $(RUN_PROGRAMS) $(BUILD)/tools/gpu_probe
 	@why=$$($(BUILD)/tools/gpu_probe) || { echo "run: the chapter programs need a CUDA device, and there is none: $$why" >&2; exit 1; }
 	@status=0; for program in $(RUN_PROGRAMS); do \

@@ -3,8 +3,10 @@
 
 #include "cuda_check.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 cudaError_t device_info_query(int ordinal, device_info *info)
 {
@@ -38,5 +40,21 @@ cudaError_t device_info_query(int ordinal, device_info *info)
 const char *cuda_version_string(int version, char *buf, size_t size)
 {
     snprintf(buf, size, "%d.%d", version / 1000, version % 1000 / 10);
+    return buf;
+}
+
+const char *no_device_reason(cudaError_t err, char *buf, size_t size)
+{
+    char described[192];
+    cuda_error_describe(err, described, sizeof described);
+    /* The kernel module publishes this file while it is loaded, whatever the GPU. */
+    bool driver_loaded = access("/proc/driver/nvidia/version", F_OK) == 0;
+    if (!driver_loaded && (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice))
+        snprintf(buf, size,
+                 "no NVIDIA driver is installed or loaded here (the runtime says %s, and "
+                 "/proc/driver/nvidia/version is not there)",
+                 described);
+    else
+        snprintf(buf, size, "%s", described);
     return buf;
 }

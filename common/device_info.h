@@ -25,4 +25,9 @@ cudaError_t device_info_query(int ordinal, device_info *info);
 /* "13.0" from 13000. */
 const char *cuda_version_string(int version, char *buf, size_t size);
 
+/* Why there is no device, in words, for the error cudaGetDeviceCount returned. With no NVIDIA
+ * driver loaded at all, the runtime says its driver is "insufficient"; this says that no driver
+ * is there. Returns buf. */
+const char *no_device_reason(cudaError_t err, char *buf, size_t size);
+
 #endif

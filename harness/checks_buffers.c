@@ -61,6 +61,13 @@ bool describe_mismatch(const void *got, const void *want, size_t bytes, const el
                      "none of the %zu %s of %s arrived: every byte still holds the test's "
                      "poison (0x%02X), so nothing was copied into this buffer",
                      total, unit, what, POISON_BYTE);
+        else if (first_wrong == sizeof(void *) && bytes > sizeof(void *))
+            snprintf(message, size,
+                     "only the first %zu bytes of %s arrived, the rest still hold the test's "
+                     "poison: exactly the size of a pointer. sizeof applied to a pointer gives "
+                     "the pointer's size, not the size of the buffer it points to: count the "
+                     "bytes as n * sizeof(element)",
+                     first_wrong, what);
         else if (step > 1 && first_wrong == count && type->plural)
             snprintf(message, size,
                      "only the first %zu of %zu %s of %s arrived, the rest still hold the test's "

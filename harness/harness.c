@@ -303,6 +303,11 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                          "number of elements: cudaMemcpy's count is in bytes, so pass "
                          "n * sizeof(element) = %zu",
                          nth, what, call->bytes, expected_bytes);
+        if (call->bytes == sizeof(void *))
+            ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes, the size of a "
+                         "pointer: sizeof applied to a pointer gives the pointer's size, not the "
+                         "buffer's. It should move %zu bytes, n * sizeof(element)",
+                         nth, what, call->bytes, expected_bytes);
         ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes; it should move %zu", nth,
                      what, call->bytes, expected_bytes);
     }

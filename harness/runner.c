@@ -36,6 +36,7 @@
  * the judge ever writes it; the worker closes it before it runs anything.
  */
 #define _GNU_SOURCE /* strsignal, pipe2 */
+#include "device_info.h"
 #include "harness.h"
 #include "report.h"
 
@@ -326,7 +327,7 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
         lock(state.context_lock, LOCK_UN);
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
-                cuda_error_describe(err, why, sizeof why);
+                no_device_reason(err, why, sizeof why);
             else
                 snprintf(why, sizeof why, "the CUDA runtime found no device");
             send_hello(reply_fd, false, why);
@@ -511,9 +512,23 @@ static void stop_worker(worker *w, bool ask_first, int *status, captured_output 
     w->pid = 0;
 }
 
-/* What ended a worker in the middle of a test, in the learner's terms. */
-static void explain_death(int status, char *out, size_t size)
+/* What ended a worker in the middle of a test, in the learner's terms, with what it printed. */
+static void explain_death(int status, const char *printed, char *out, size_t size)
 {
+    /* The C library's last words when free() is given what malloc never returned. */
+    bool bad_free = strstr(printed, "free(): invalid pointer") != NULL ||
+                    strstr(printed, "munmap_chunk(): invalid pointer") != NULL ||
+                    strstr(printed, "free(): invalid size") != NULL;
+    bool double_free = strstr(printed, "double free") != NULL;
+    if (WIFSIGNALED(status) && (bad_free || double_free)) {
+        snprintf(out, size,
+                 "crashed in free(): %s. Memory from cudaMalloc is given back with cudaFree, "
+                 "pinned memory from cudaMallocHost with cudaFreeHost; free() takes only what "
+                 "malloc returned, once",
+                 double_free ? "the same pointer was freed twice"
+                             : "free() was given a pointer that malloc never returned");
+        return;
+    }
     if (WIFSIGNALED(status)) {
         int signal_number = WTERMSIG(status);
         const char *advice =
@@ -674,7 +689,7 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                          "never happens, or loops without end",
                          timeout);
             else if (got == 0)
-                explain_death(status, outcomes[t].message, sizeof outcomes[t].message);
+                explain_death(status, out.text, outcomes[t].message, sizeof outcomes[t].message);
             else
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test's verdict did not come back whole: something in the test's "

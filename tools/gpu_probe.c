@@ -4,6 +4,7 @@
  * exits 1. A separate process, so the scripts that ask never touch CUDA.
  */
 #include "cuda_check.h"
+#include "device_info.h"
 
 #include <stdio.h>
 
@@ -13,7 +14,7 @@ int main(void)
     cudaError_t err = cudaGetDeviceCount(&count);
     char described[256];
     if (err != cudaSuccess) {
-        printf("%s\n", cuda_error_describe(err, described, sizeof described));
+        printf("%s\n", no_device_reason(err, described, sizeof described));
         return 1;
     }
     if (count == 0) {
