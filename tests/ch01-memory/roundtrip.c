@@ -118,7 +118,7 @@ COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1)
     expect_everything_released("roundtrip_floats, after the copy back failed,");
 }
 
-COURSE_TEST(a_quarter_gigabyte_survives_the_round_trip, 1)
+COURSE_TEST(a_256_MiB_buffer_survives_the_round_trip, 1)
 {
     const size_t n = (size_t)64 << 20; /* 64 Mi floats, 256 MiB */
     float *h_in, *h_out;
