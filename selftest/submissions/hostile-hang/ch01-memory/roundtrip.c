@@ -1,5 +1,5 @@
 /* roundtrip.c - right work, but an endless loop on large inputs.
- * The grader: the quarter-gigabyte test fails at its time limit, every other test passes. */
+ * The grader: the 256 MiB test fails at its time limit, every other test passes. */
 #include "roundtrip.h"
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
