@@ -40,6 +40,7 @@ sys.path.insert(0, HERE)
 import course as course_module  # noqa: E402
 import results  # noqa: E402
 import sandbox  # noqa: E402
+import scratch as scratch_module  # noqa: E402
 import static_checks  # noqa: E402
 import submissions as submissions_module  # noqa: E402
 
@@ -84,10 +85,8 @@ class Grader:
         problem = sandbox.scratch_problem(scratch_parent, os.geteuid() == 0)
         if problem:
             raise RuntimeError(problem)
-        remove_stale_scratch(scratch_parent)
-        self.scratch = tempfile.mkdtemp(prefix="course-grade-%d-" % os.getpid(),
-                                        dir=scratch_parent)
-        os.chmod(self.scratch, 0o755)
+        scratch_module.remove_stale(scratch_parent)
+        self.scratch = scratch_module.claim(scratch_parent)
         self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
         if os.geteuid() == 0:  # one for the builds, one per GPU and lane
             lanes = self.args.per_gpu
@@ -274,7 +273,7 @@ class Grader:
         """Runs the built exercises' tests on GPU worker `slot` (None: no GPU)."""
         built, started = prepared
         record = results.StudentRecord(submission.student,
-                                       os.path.basename(submission.path), submission.notes,
+                                       submission.shown_name, submission.notes,
                                        submission.problem, submission.fingerprint())
         outcomes = {}
 
@@ -408,21 +407,6 @@ def find_gpus(course, requested):
     return working, why
 
 
-def remove_stale_scratch(parent):
-    """Scratch folders of earlier runs whose grader is gone (killed, say)."""
-    for entry in os.listdir(parent):
-        parts = entry.split("-")
-        if entry.startswith("course-grade-") and len(parts) > 3 and parts[2].isdigit():
-            pid = int(parts[2])
-            try:
-                os.kill(pid, 0)
-                continue
-            except ProcessLookupError:
-                shutil.rmtree(os.path.join(parent, entry), ignore_errors=True)
-            except PermissionError:
-                continue
-
-
 # --- Commands -----------------------------------------------------------------------------
 
 def command_grade(args):
@@ -484,7 +468,12 @@ def command_grade(args):
     state = {"graded": 0}
 
     def write(record):
-        results.write_student(out, record)
+        try:
+            results.write_student(out, record)
+        except (OSError, UnicodeError) as err:  # this student's alone: the others go on
+            print("make grade: %s's files could not be written in %s (%s); the student is "
+                  "not graded" % (record.student, out, err), file=sys.stderr, flush=True)
+            return
         with lock:
             records[record.student] = record.to_json()
             results.write_atomically(os.path.join(out, "grades.csv"),
