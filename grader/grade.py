@@ -94,7 +94,8 @@ class Grader:
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
-        self.confinement = sandbox.probe(self.scratch, protected, self._trial)
+        self.confinement = sandbox.probe(self.scratch, protected, self._trial,
+                                         self.course.libraries(), self.args.trust_submissions)
         return exercises
 
     def _trial(self, confinement):
@@ -111,7 +112,7 @@ class Grader:
         run_dir = self._run_dir(folder, 0)
         run = confinement.run([build.program, "--rubric"], run_dir, self._run_env(run_dir, ""),
                               60, sandbox.Limits(60, 1 << 20, self._processes()),
-                              self._worker_uid(0))
+                              self._worker_uid(0), visible=[folder])
         if run.returncode != 0:
             return "a test program did not start in it (%s)" % run.output.decode(
                 errors="replace").strip()[:200]
@@ -120,7 +121,7 @@ class Grader:
             shutil.copy(self.course.built("tools", "gpu_probe"), probe)
             run = confinement.run([probe], run_dir, self._run_env(run_dir, self.gpus[0]), 60,
                                   sandbox.Limits(60, 1 << 20, self._processes()),
-                                  self._worker_uid(0))
+                                  self._worker_uid(0), visible=[run_dir])
             if run.returncode != 0:
                 return "CUDA did not work in it (%s)" % run.output.decode(
                     errors="replace").strip()[:200]
@@ -171,7 +172,8 @@ class Grader:
 
         def step(target):
             return self.confinement.run(make + [target], view, env, BUILD_TIMEOUT, limits, uid,
-                                        keep_output=256 << 10)
+                                        keep_output=256 << 10, writable=[folder],
+                                        visible=self.course.view_sources(exercise.id))
 
         compiled = step(self.course.object_target(exercise.id))
         guard = read_json(guard_report) or {}
@@ -211,10 +213,11 @@ class Grader:
         return run_dir
 
     def _run_env(self, run_dir, gpu):
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": run_dir, "TMPDIR": run_dir,
-               "CK_TMPDIR": run_dir, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
+        home = self.confinement.home(run_dir)  # the view's private /tmp, where there is one
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+               "CK_TMPDIR": home, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
                "COURSE_TEST_TIMEOUT": str(self.test_timeout), "CUDA_VISIBLE_DEVICES": gpu,
-               "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(run_dir, ".nv")}
+               "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(home, ".nv")}
         if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         return env
@@ -227,7 +230,7 @@ class Grader:
         run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
                                    run_dir, self._run_env(run_dir, gpu), timeout, limits,
                                    self._worker_uid(slot, lane), result_channel=True,
-                                   sweep=True)
+                                   sweep=True, visible=[folder])
         note = ""
         if run.output_bytes > LOUD_OUTPUT:
             note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
@@ -641,6 +644,8 @@ def main(argv):
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",
                          help=argparse.SUPPRESS)
+        sub.add_argument("--trust-submissions", action="store_true",
+                         help="grade even where submissions cannot be confined (README)")
     grade.add_argument("--submissions", required=True)
     grade.add_argument("--out", default="grades")
     report.add_argument("--out", default="grades")
