@@ -46,6 +46,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where grader/install-deps.sh unpacks packages without root.
+LOCAL_ROOT = os.path.join(os.path.dirname(HERE), ".deps", "root")
 MOUNTS_SCRIPT = os.path.join(HERE, "sandbox-mounts.sh")
 PRIVATE_TMP_BYTES = 256 << 20  # each run's /tmp and /dev/shm, in memory
 # System calls a build or a test never needs, and which would reach beyond its own process:
@@ -93,8 +95,9 @@ def seccomp_program(folder):
     to the system's python3, not necessarily the one running the grader.
     """
     path = os.path.join(folder, "seccomp.bpf")
+    env = dict(os.environ, PYTHONPATH=os.path.join(LOCAL_ROOT, "usr/lib/python3/dist-packages"))
     run = subprocess.run([python_for_everyone(), "-c", SECCOMP_WRITER, path] +
-                         list(DENIED_SYSTEM_CALLS), stdout=subprocess.PIPE,
+                         list(DENIED_SYSTEM_CALLS), env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
     if run.returncode != 0 or not os.path.exists(path):
         last = (run.stdout.strip().splitlines() or ["no reason given"])[-1]
@@ -228,7 +231,7 @@ class Confinement:
 
     def bubblewrap(self, visible, writable, cwd):
         """bwrap's arguments: a view from an empty root with only what the run needs."""
-        command = ["bwrap", "--die-with-parent", "--new-session"]
+        command = [bubblewrap_program() or "bwrap", "--die-with-parent", "--new-session"]
         if self.is_root:  # no user namespace: the uid change happens inside, by setpriv
             command += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                         "--unshare-cgroup-try"]
@@ -464,9 +467,15 @@ def scratch_problem(scratch, other_uids):
     return None
 
 
+def bubblewrap_program():
+    """bwrap on the PATH, or where grader/install-deps.sh unpacked it; None if neither."""
+    local = os.path.join(LOCAL_ROOT, "usr", "bin", "bwrap")
+    return shutil.which("bwrap") or (local if os.access(local, os.X_OK) else None)
+
+
 def unconfined_reason():
     """Why bubblewrap cannot give a view here, as far as can be told without trying."""
-    if not shutil.which("bwrap"):
+    if not bubblewrap_program():
         return "bubblewrap (bwrap) is not installed: make deps installs it (Debian's bubblewrap)"
     return None
 
