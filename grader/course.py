@@ -194,7 +194,10 @@ class Course:
         Check unpacked into .deps/, the driver's library where a container keeps it."""
         folders = [self.make_vars.get("CUDA_HOME"), self.path(".deps")]
         folders += os.environ.get("LD_LIBRARY_PATH", "").split(":")
-        return [os.path.realpath(f) for f in folders if f and os.path.isdir(f)]
+        folders = [f for f in folders if f and os.path.isdir(f)]
+        # Both names of a linked folder: programs may know either (an rpath, the loader).
+        return sorted({os.path.abspath(f) for f in folders} | {os.path.realpath(f)
+                                                                for f in folders})
 
     def rename_exits(self, obj):
         """Points the object's exit calls at the shim's (grader/exit_shim.c)."""

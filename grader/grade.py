@@ -168,7 +168,8 @@ class Grader:
             self.course.build, course_module.EXIT_SHIM_OBJECT)).strip()
         make = self.course.make_command + ["-s", "--no-print-directory"] + [
             "%s=%s" % kv for kv in variables.items()]
-        limits = sandbox.Limits(BUILD_TIMEOUT, 256 << 20, self._processes(builds=True))
+        # 64 MiB a file: an exercise's object and test program are a few MiB at most.
+        limits = sandbox.Limits(BUILD_TIMEOUT, 64 << 20, self._processes(builds=True))
 
         def step(target):
             return self.confinement.run(make + [target], view, env, BUILD_TIMEOUT, limits, uid,

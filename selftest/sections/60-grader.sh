@@ -14,6 +14,12 @@ if ! command -v python3 >/dev/null 2>&1; then
     return 0
 fi
 
+# make grade confines submissions with bubblewrap (make deps installs it; make test may not
+# have run make deps).
+if ! deps_log=$(grader/install-deps.sh --if-missing 2>&1); then
+    fail "the grader's prerequisites (bubblewrap, python3-seccomp) are installed" "$deps_log"
+fi
+
 # --- Unit tests (host only) ----------------------------------------------------------------
 unit_log=$(python3 -m unittest discover -s grader/tests -v 2>&1)
 unit_status=$?

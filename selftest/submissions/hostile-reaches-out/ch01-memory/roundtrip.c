@@ -1,18 +1,23 @@
-/* roundtrip.c - right work, after looking for everything a test should not see.
+/* roundtrip.c - no work, only a look for everything a test should not see.
  * From its working folder up to the root it tries to read the course's
  * solution, the sample class's expectations, the grader's output and another
- * student's submission; it tries to open the judging process's memory; and
+ * student's submission; it tries to open the memory of the process that
+ * judges it (its parent, the test program's runner) for writing; and
  * it leaves a file named grader-leftover-reaches-out in the host's /tmp and
  * /dev/shm and in every folder it can list up there (other students' builds,
- * the course). If it read anything, it fails its own tests on purpose, so its
- * score says so. The grader refuses the file (fopen); with that check off
- * (the self-test's second pass) the test's view holds none of it, and the
- * self-test looks for the files it tried to leave. */
+ * the course). It returns cudaErrorNotPermitted if it read a file,
+ * cudaErrorIllegalState if it opened the judge's memory, and
+ * cudaErrorNotSupported if nothing was within reach, so its feedback says
+ * which. The grader
+ * refuses the file (fopen); with that check off (the self-test's second pass)
+ * the test's view holds none of it, and the self-test looks for the files it
+ * tried to leave. */
 #include "roundtrip.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LEFTOVER "grader-leftover-reaches-out"
 
@@ -37,7 +42,18 @@ static void leave(const char *folder)
         fclose(file);
 }
 
-static int reach_out(void)
+static int judge_reachable(void)
+{
+    char judge_memory[64];
+    snprintf(judge_memory, sizeof judge_memory, "/proc/%d/mem", (int)getppid());
+    FILE *judge = fopen(judge_memory, "r+");
+    if (judge == NULL)
+        return 0;
+    fclose(judge);
+    return 1;
+}
+
+static int files_reachable(void)
 {
     static const char *secrets[] = {"solutions/ch01-memory/roundtrip.c",
                                     "selftest/submissions/expected.tsv",
@@ -60,11 +76,6 @@ static int reach_out(void)
             closedir(listing);
         strcat(up, "/..");
     }
-    FILE *judge = fopen("/proc/1/mem", "r+");
-    if (judge != NULL) {
-        found = 1;
-        fclose(judge);
-    }
     leave("/tmp");
     leave("/dev/shm");
     return found;
@@ -72,16 +83,11 @@ static int reach_out(void)
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
 {
-    if (reach_out())
+    (void)h_in;
+    (void)h_out;
+    (void)n;
+    /* Which error the tests report says what was within reach. */
+    if (files_reachable())
         return cudaErrorNotPermitted;
-    const size_t bytes = n * sizeof(float);
-    float *d_buffer = NULL;
-    cudaError_t err = cudaMalloc((void **)&d_buffer, bytes);
-    if (err != cudaSuccess)
-        return err;
-    err = cudaMemcpy(d_buffer, h_in, bytes, cudaMemcpyHostToDevice);
-    if (err == cudaSuccess)
-        err = cudaMemcpy(h_out, d_buffer, bytes, cudaMemcpyDeviceToHost);
-    cudaError_t freed = cudaFree(d_buffer);
-    return err != cudaSuccess ? err : freed;
+    return judge_reachable() ? cudaErrorIllegalState : cudaErrorNotSupported;
 }
