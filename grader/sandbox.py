@@ -321,7 +321,9 @@ class Confinement:
             parts.append("course, submissions and output read-only")
         if self.uids:
             parts.append("an unprivileged uid per worker")
-        parts.append("limits on processes, file size, CPU time and open files")
+        # The process limit counts every process of the real uid: set only where it is ours.
+        parts.append("limits on %sfile size, CPU time and open files"
+                     % ("processes, " if self.uids else ""))
         return ", ".join(parts)
 
     # --- Running ------------------------------------------------------------------------
