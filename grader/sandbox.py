@@ -507,6 +507,8 @@ def probe(scratch, protected, trial, libraries=(), trust=False):
                 return confinement
             failures.append("bubblewrap%s: %s" % (" with seccomp" if program else "", why))
         why_no_view = failures[-1]
+        if "nknown option" in why_no_view:  # --size and --perms on a tmpfs: bubblewrap 0.6
+            why_no_view += " (this bubblewrap is too old: the grader needs 0.6 or later)"
         if not is_root and ("namespace" in why_no_view or "ermission" in why_no_view):
             why_no_view += (" (this kernel does not let users make namespaces: allow it with "
                             "sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
