@@ -41,16 +41,33 @@ COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon -Ih
 COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 # The runtime calls the harness traces, read from the one list that names them.
-WRAP_FLAGS := $(shell sed -n 's/^TRACED(\([A-Za-z_]*\))$$/-Wl,--wrap=\1/p' harness/traced_calls.def)
+OPEN_PAREN := (
+WRAP_FLAGS := $(shell sed -n 's/^TRACED$(OPEN_PAREN)\([A-Za-z_]*\),.*/-Wl,--wrap=\1/p' harness/traced_calls.def)
 
 # --- What there is ---------------------------------------------------------------------------
 BUILD := build
-EXERCISES := $(patsubst exercises/%.c,%,$(sort $(wildcard exercises/ch*/*.c)))
+# The exercises in the book's order, from the one list of them; it must name exactly the
+# exercises that have tests (a learner's exercise file may be missing: make check says so).
+# The grader's build folders hold no list: they build one exercise each, named by the grader.
+EXERCISES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' exercises/ORDER 2>/dev/null)
+TESTED_EXERCISES := $(patsubst tests/%.c,%,$(wildcard tests/ch*/*.c))
+ifneq ($(wildcard exercises/ORDER),)
+ifneq ($(words $(EXERCISES)) $(sort $(EXERCISES)),$(words $(sort $(EXERCISES))) $(sort $(TESTED_EXERCISES)))
+  $(error exercises/ORDER must list every exercise that has tests, once: \
+    $(if $(filter-out $(EXERCISES),$(TESTED_EXERCISES)),not listed: $(filter-out $(EXERCISES),$(TESTED_EXERCISES));) \
+    $(if $(filter-out $(TESTED_EXERCISES),$(EXERCISES)),no tests/NAME.c for: $(filter-out $(TESTED_EXERCISES),$(EXERCISES));) \
+    $(if $(filter-out $(words $(sort $(EXERCISES))),$(words $(EXERCISES))),one is listed twice))
+endif
+endif
 MUTANTS := $(patsubst mutants/%.c,%,$(sort $(wildcard mutants/ch*/*.c)))
 CHAPTER_PROGRAMS := $(patsubst %.c,%,$(sort $(wildcard chapters/ch*/*.c)))
 UNIT_TESTS := $(patsubst %.c,%,$(sort $(wildcard selftest/unit/*.c)))
 
-TREE := $(if $(filter 1 yes,$(SOLUTIONS)),solutions,exercises)
+# SOLUTIONS=1 (or yes, true, on) grades solutions/; anything else that is not a "no" is a typo.
+ifneq ($(filter-out 1 yes true on 0 no false off,$(SOLUTIONS)),)
+  $(error SOLUTIONS=$(SOLUTIONS) is neither yes nor no: say SOLUTIONS=1 to check solutions/, or leave it out)
+endif
+TREE := $(if $(filter 1 yes true on,$(SOLUTIONS)),solutions,exercises)
 COMMON_LIB := $(BUILD)/lib/libcommon.a
 HARNESS_LIB := $(BUILD)/lib/libharness.a
 
@@ -151,7 +168,7 @@ run: prerequisites
 	@status=0; for program in $(RUN_PROGRAMS); do \
 	    echo "=== $$program"; $$program || { echo "*** $$program failed"; status=1; }; echo; done; exit $$status
 
-## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book
+## make deps           install the prerequisites from the distribution: Check, pkg-config; pandoc, Graphviz, gnuplot for the book; inotify-tools for make watch
 deps:
 	@setup/install-deps.sh
 
@@ -159,13 +176,16 @@ prerequisites:
 	@setup/install-deps.sh --if-missing
 
 ## make help           this list
+# Each "## COMMAND  WHAT IT DOES" line, the two in columns; a long command gets a line of its own.
 help:
-	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -F '  +' \
+	    '{ if (length($$1) > 22) printf "%s\n%24s%s\n", $$1, "", $$2; else printf "%-24s%s\n", $$1, $$2 }'
 
 ## make clean          remove build/
 clean:
 	rm -rf $(BUILD)
 
+## make list-exercises  the exercises, in the order make check and make watch take them
 # Used by the scripts, which discover nothing themselves.
 list-exercises: ; @printf '%s\n' $(EXERCISES)
 list-mutants: ; @printf '%s\n' $(MUTANTS)

@@ -2,7 +2,7 @@
 #
 #   awk -f book/fill-template.awk SUMMARY.csv TEMPLATE > OUT
 #
-# Bandwidths are rounded for a picture (55.2, 4 210), memory_total_gb is derived from
+# Bandwidths are rounded for a picture (55.2, 4 210), memory_total_gb and _gib are derived from
 # memory_total_bytes, and pcie_link / pcie_theory say what is known of the link. A field with
 # no value stops it with a message naming the field (exit 1).
 BEGIN { FS = "," }
@@ -20,6 +20,7 @@ FNR == 1 {
             values[key] = values[key] + 0 >= 1000 ? thousands(sprintf("%.0f", values[key])) : sprintf("%.1f", values[key])
     }
     values["memory_total_gb"] = sprintf("%.0f", values["memory_total_bytes"] / 1e9)
+    values["memory_total_gib"] = sprintf("%.1f", values["memory_total_bytes"] / 2^30)
     if ("pcie_generation" in values) {
         values["pcie_link"] = "Gen" values["pcie_generation"] " x" values["pcie_lanes"]
         values["pcie_theory"] = values["pcie_gb_per_s"] " GB/s each way in theory"

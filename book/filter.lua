@@ -10,12 +10,17 @@
 --   ```{.c .declaration header="H"}```        kept as written, after checking that the CUDA
 --                                             header H declares it so (when the header is here)
 --   [text]{.measured key="K" ...}             K's value from DIR/summary.csv (see Span below)
+--   [text]{.measured expr="EXPR" ...}         a number worked out from the measured values
+--   [if true|if false]{.choose if="EXPR"}     the wording that the data bears out
+--   ::: {.when if="EXPR"}                     its blocks, or those of its closing "else" div
 --   ::: {.exercise name="chNN-slug/NAME"}     followed by how to run it, its API header, its
 --                                             rubric (from tests/chNN-slug/NAME.c) and its hint
 --   ::: {.exercises chapter="chNN-slug"}      a section for each exercise of the chapter that
 --                                             no .exercise div names
 --   [](#fig-id)                               "Figure N", the number of the figure with that id
 --   [](#heading-id)                           "section 1.4.2", the number of that heading
+--   [](#tbl-id)                               "Table N", for a div {#tbl-id} around a table;
+--                                             every table with a caption is numbered
 -- and stops the build, naming what is wrong, on a missing file, region, exercise, figure,
 -- measured value or internal link target. Written for pandoc 2.17 (Debian 12) and later.
 
@@ -156,6 +161,87 @@ local function format_bytes(bytes)
   return text .. "\u{00a0}" .. units[u]
 end
 
+-- A measured table, DIR/NAME.csv, whose first column is the size in bytes: NAME.COLUMN is one
+-- of its columns, with
+--   .max  .max_bytes    its largest value, and the size of the row where it is largest
+--   .largest            its value at the largest size (.largest_bytes: that size)
+--   .half_bytes         the smallest size where it reaches half of its value at the largest size
+--   [BYTES]             its value in the row of BYTES bytes
+local tables = {} -- NAME -> its columns, read on first use
+
+local function column_fact(column, fact)
+  local rows, path = column.rows, column.path
+  if type(fact) == "number" then
+    for _, row in ipairs(rows) do
+      if row.bytes == fact then return row.value end
+    end
+    die(path .. " has no row for " .. fact .. " bytes")
+  end
+  local last = rows[#rows]
+  if fact == "max" or fact == "max_bytes" then
+    local best = rows[1]
+    for _, row in ipairs(rows) do if row.value > best.value then best = row end end
+    return fact == "max" and best.value or best.bytes
+  elseif fact == "largest" or fact == "largest_bytes" then
+    return fact == "largest" and last.value or last.bytes
+  elseif fact == "half_bytes" then
+    for _, row in ipairs(rows) do if row.value >= last.value / 2 then return row.bytes end end
+  end
+  die(path .. ": a column has no '" .. tostring(fact) .. "' (max, max_bytes, largest, " ..
+      "largest_bytes, half_bytes or [BYTES])")
+end
+
+local function measured_table(name)
+  if tables[name] then return tables[name] end
+  local path = measurements .. "/" .. name .. ".csv"
+  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
+  local header, columns = nil, {}
+  for _, line in ipairs(lines_of(read_file(path))) do
+    if not line:match("^#") and line:match("%S") then
+      local cells = {}
+      for cell in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = cell end
+      if header == nil then
+        header = cells
+        for _, title in ipairs(header) do
+          columns[title] = setmetatable({rows = {}, path = path}, {__index = column_fact})
+        end
+      else
+        for i, title in ipairs(header) do
+          local rows = columns[title].rows
+          rows[#rows + 1] = {bytes = tonumber(cells[1]), value = tonumber(cells[i])}
+        end
+      end
+    end
+  end
+  if header == nil or #columns[header[1]].rows == 0 then die(path .. " has no rows") end
+  tables[name] = setmetatable({}, {__index = function(_, title)
+    return columns[title] or die(path .. " has no column '" .. tostring(title) .. "'")
+  end})
+  return tables[name]
+end
+
+-- Evaluates a Lua expression over the measured values, for the sentences whose numbers or
+-- wording follow the data: summary.csv's keys by name (h2d_pinned_gb_per_s), the measured
+-- tables' columns as above (bandwidth.h2d_pageable.max), and Lua's math functions (max, min,
+-- abs). "h2d_pageable_gb_per_s < 0.95 * bandwidth.h2d_pageable.max" is true or false,
+-- "d2d_gb_per_s / 2 / h2d_pinned_gb_per_s" a number.
+local function evaluate(expression)
+  local values = load_summary()
+  local scope = setmetatable({}, {__index = function(_, name)
+    if values[name] ~= nil then return tonumber(values[name]) or values[name] end
+    if file_exists(measurements .. "/" .. name .. ".csv") then return measured_table(name) end
+    if math[name] ~= nil then return math[name] end
+    die("book.md uses '" .. name .. "', which neither " .. measurements .. "/summary.csv nor a " ..
+        "measured table has (in `" .. expression .. "`)")
+  end})
+  local chunk, why = load("return " .. expression, "=expression", "t", scope)
+  if not chunk then die("book.md: `" .. expression .. "` is not an expression: " .. why) end
+  local ok, value = pcall(chunk)
+  if not ok and tostring(value):match("^book: ") then error(value, 0) end -- said already
+  if not ok then die("book.md: `" .. expression .. "` failed: " .. tostring(value)) end
+  return value
+end
+
 -- [text]{.measured key="h2d_pinned_gb_per_s" digits="1" scale="0.001" unit="TB/s"}
 -- [text]{.measured key="h2d_pinned_gb_per_s" percent-of="63.0"}   -> "87.6%" (of a number,
 --                                                                    or of another key's value)
@@ -164,46 +250,21 @@ end
 -- [text]{.measured key="pcie_lanes"}                                -> "16", as written
 -- [text]{.measured key="d2d_gb_per_s" per="h2d_pinned_gb_per_s" digits="0"} -> "76"
 -- [text]{.measured csv="bandwidth" column="h2d_pinned" pick="max"}  from a table (from_table)
+-- [text]{.measured expr="d2d_gb_per_s / 2" digits="0"}              an expression (evaluate)
 -- The text between the brackets is ignored: write there what the value is, for the reader of
 -- book.md.
--- A value read from a measured table, DIR/NAME.csv, whose first column is the size in bytes:
+-- A value read from a measured table, DIR/NAME.csv (see measured_table):
 --   csv="bandwidth" column="h2d_pinned" row="1024"    that column in the row of 1024 bytes
 --   csv="bandwidth" column="h2d_pageable" pick="max"  its largest value
 --   pick="max-bytes"                                  the size of the row where it is largest
 --   pick="half-bytes"    the smallest size where it reaches half of its value at the largest size
 local function from_table(attrs)
-  local name, column = attrs["csv"], attrs["column"]
-  local path = measurements .. "/" .. name .. ".csv"
-  if not column then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
-  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
-  local header, rows = nil, {}
-  for _, line in ipairs(lines_of(read_file(path))) do
-    if not line:match("^#") and line:match("%S") then
-      local cells = {}
-      for cell in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = cell end
-      if header == nil then
-        header = {}
-        for i, cell in ipairs(cells) do header[cell] = i end
-        if not header[column] then die(path .. " has no column '" .. column .. "'") end
-      else
-        rows[#rows + 1] = {bytes = tonumber(cells[1]), value = tonumber(cells[header[column]])}
-      end
-    end
-  end
-  if #rows == 0 then die(path .. " has no rows") end
-  local pick = attrs["pick"]
-  if attrs["row"] then
-    for _, row in ipairs(rows) do
-      if row.bytes == tonumber(attrs["row"]) then return tostring(row.value) end
-    end
-    die(path .. " has no row for " .. attrs["row"] .. " bytes")
-  elseif pick == "max" or pick == "max-bytes" then
-    local best = rows[1]
-    for _, row in ipairs(rows) do if row.value > best.value then best = row end end
-    return tostring(pick == "max" and best.value or best.bytes)
-  elseif pick == "half-bytes" then
-    local half = rows[#rows].value / 2
-    for _, row in ipairs(rows) do if row.value >= half then return tostring(row.bytes) end end
+  local name, pick = attrs["csv"], attrs["pick"]
+  if not attrs["column"] then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
+  local column = measured_table(name)[attrs["column"]]
+  if attrs["row"] then return tostring(column[tonumber(attrs["row"])]) end
+  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" then
+    return tostring(column[pick:gsub("-", "_")])
   end
   die("a .measured span with csv=\"" .. name .. "\" needs row=\"BYTES\" or pick=\"max\", " ..
       "\"max-bytes\" or \"half-bytes\"")
@@ -215,6 +276,11 @@ local function measured(span)
   if span.attributes["csv"] then
     key = span.attributes["csv"] .. ".csv:" .. (span.attributes["column"] or "")
     values = setmetatable({[key] = from_table(span.attributes)}, {__index = values})
+  elseif span.attributes["expr"] then
+    key = span.attributes["expr"]
+    local value = evaluate(key)
+    if type(value) ~= "number" then die("book.md: `" .. key .. "` is not a number") end
+    values = setmetatable({[key] = tostring(value)}, {__index = values})
   end
   if not key then die("a .measured span has no key attribute (nor csv and column)") end
   local value = values[key]
@@ -227,7 +293,7 @@ local function measured(span)
   local attrs = span.attributes
   local text
   local formatted = false
-  for _, attr in ipairs({"digits", "scale", "unit", "percent-of", "per", "times", "as"}) do
+  for _, attr in ipairs({"digits", "scale", "unit", "percent-of", "per", "times", "as", "expr"}) do
     formatted = formatted or attrs[attr] ~= nil
   end
   if attrs["as"] == "date" then
@@ -253,57 +319,82 @@ local function measured(span)
     end
     number = number * tonumber(attrs["scale"] or "1")
     text = format_number(number, tonumber(attrs["digits"] or "1"))
-    if attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
+    if attrs["unit"] == "%" then text = text .. "%"
+    elseif attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
   end
   return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
 end
 
--- --- Exercises and their rubric ------------------------------------------------------------
-
--- The C string literals of each argument of COURSE_EXERCISE("title", "hint" "more hint").
-local function exercise_strings(source, path)
-  local start = source:find("COURSE_EXERCISE%s*%(")
-  if not start then die(path .. " has no COURSE_EXERCISE(title, hint)") end
-  local args, current, i = {}, {}, source:find("%(", start) + 1
-  while i <= #source do
-    local c = source:sub(i, i)
-    if c == '"' then
-      local j, literal = i + 1, {}
-      while source:sub(j, j) ~= '"' do
-        local ch = source:sub(j, j)
-        if ch == "\\" then
-          local escaped = source:sub(j + 1, j + 1)
-          literal[#literal + 1] = ({n = "\n", t = "\t"})[escaped] or escaped
-          j = j + 2
-        else
-          literal[#literal + 1] = ch
-          j = j + 1
-        end
-        if j > #source then die(path .. ": unterminated string in COURSE_EXERCISE") end
-      end
-      current[#current + 1] = table.concat(literal)
-      i = j + 1
-    elseif c == "," then
-      args[#args + 1], current = table.concat(current), {}
-      i = i + 1
-    elseif c == ")" then
-      args[#args + 1] = table.concat(current)
-      return args
-    else
-      i = i + 1
-    end
-  end
-  die(path .. ": COURSE_EXERCISE( is never closed")
+-- Wording that follows the data. book.md states a comparison only where the data bears it out:
+--   [less|more]{.choose if="smallest_h2d_pageable_us < smallest_h2d_pinned_us"}
+--       the words before the bar when the expression is true, those after it when false;
+--   ::: {.when if="EXPR"}         its blocks when EXPR is true; when false, those of an
+--   :::: else                     "else" div at its end, if it has one, else nothing
+--   ::::
+--   :::
+local function condition(element)
+  local expression = element.attributes["if"]
+  if not expression then die("a ." .. element.classes[1] .. " has no if=\"EXPR\" attribute") end
+  local value = evaluate(expression)
+  if type(value) ~= "boolean" then die("book.md: `" .. expression .. "` is not true or false") end
+  return value
 end
 
--- The rubric, read where the harness reads it: COURSE_TEST(name_as_a_sentence, points).
-local function rubric(source)
-  local tests = {}
-  for line in (source .. "\n"):gmatch("(.-)\n") do
-    local name, points = line:match("^COURSE_TEST%(([%w_]+),%s*(%d+)%)")
-    if name then tests[#tests + 1] = {sentence = name:gsub("_", " "), points = tonumber(points)} end
+local function choose(span)
+  local branches, current = {{}, {}}, 1
+  for _, inline in ipairs(span.content) do
+    local before, after = nil, nil
+    if inline.t == "Str" then before, after = inline.text:match("^(.-)|(.*)$") end
+    if before and current == 1 then
+      if before ~= "" then table.insert(branches[1], pandoc.Str(before)) end
+      current = 2
+      if after ~= "" then table.insert(branches[2], pandoc.Str(after)) end
+    else
+      table.insert(branches[current], inline)
+    end
   end
-  return tests
+  if current == 1 then die("a .choose span has no '|' between its two wordings: " .. pandoc.utils.stringify(span)) end
+  local chosen = branches[condition(span) and 1 or 2]
+  while chosen[1] and chosen[1].t == "Space" do table.remove(chosen, 1) end
+  while chosen[#chosen] and chosen[#chosen].t == "Space" do table.remove(chosen) end
+  return chosen
+end
+
+local function when(div)
+  local blocks, otherwise = {}, {}
+  for i, block in ipairs(div.content) do
+    if i == #div.content and block.t == "Div" and block.classes:includes("else") then
+      otherwise = block.content
+    else
+      blocks[#blocks + 1] = block
+    end
+  end
+  return condition(div) and blocks or otherwise
+end
+
+-- --- Exercises and their rubric ------------------------------------------------------------
+
+-- Text as harness/rubric.awk escapes it: \\, \t and \n.
+local function unescape(text)
+  return (text:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n"}))
+end
+
+-- The exercise's title, hint and tests, from the one reader of the rubric (harness/rubric.awk),
+-- which make check and the grader use too: {title, hint, tests = {{sentence, points}...}}.
+local function read_rubric(test_path)
+  local ok, output = pcall(pandoc.pipe, "awk", {"-f", "harness/rubric.awk", test_path}, "")
+  if not ok then die("harness/rubric.awk could not read " .. test_path .. ": " .. tostring(output)) end
+  local exercise = {tests = {}}
+  for line in output:gmatch("[^\n]+") do
+    local fields = {}
+    for field in (line .. "\t"):gmatch("(.-)\t") do fields[#fields + 1] = field end
+    if fields[1] == "exercise" then
+      exercise.title, exercise.hint = unescape(fields[3]), unescape(fields[4] or "")
+    elseif fields[1] == "test" then
+      exercise.tests[#exercise.tests + 1] = {sentence = fields[4], points = tonumber(fields[3])}
+    end
+  end
+  return exercise
 end
 
 local function markdown(text)
@@ -319,16 +410,15 @@ local function append(list, blocks)
   return list
 end
 
--- The exercises of a chapter, "chNN-slug/NAME", sorted: one per test file.
+-- The exercises of a chapter, "chNN-slug/NAME", in the book's order: exercises/ORDER, the list
+-- make check and the grader follow too.
 local function chapter_exercises(chapter)
   local names = {}
-  local listing = io.popen("ls tests/" .. chapter .. "/*.c 2>/dev/null")
-  for path in listing:lines() do
-    names[#names + 1] = path:match("^tests/(.*)%.c$")
+  for line in (read_file("exercises/ORDER") .. "\n"):gmatch("(.-)\n") do
+    local name = line:gsub("#.*", ""):match("^%s*(%S+)")
+    if name and name:sub(1, #chapter + 1) == chapter .. "/" then names[#names + 1] = name end
   end
-  listing:close()
-  if #names == 0 then die("chapter " .. chapter .. " has no exercises (no tests/" .. chapter .. "/*.c)") end
-  table.sort(names)
+  if #names == 0 then die("chapter " .. chapter .. " has no exercises in exercises/ORDER") end
   return names
 end
 
@@ -343,15 +433,14 @@ local function exercise_blocks(name, heading_level, with_title)
   if not file_exists(test_path) then
     die("the book names exercise " .. name .. ", but " .. test_path .. " does not exist")
   end
-  local source = read_file(test_path)
-  local strings = exercise_strings(source, test_path)
-  local tests = rubric(source)
+  local rubric = read_rubric(test_path)
+  local tests = rubric.tests
   if #tests == 0 then die(test_path .. " has no COURSE_TEST(name, points) line") end
 
   local blocks = {}
   if with_title then
     local id = exercise_anchor(name)
-    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(strings[1])}, pandoc.Attr(id))})
+    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(rubric.title)}, pandoc.Attr(id))})
     anchors[id] = true
   end
   append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
@@ -372,10 +461,10 @@ local function exercise_blocks(name, heading_level, with_title)
   -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
   local last = #blocks
   blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
-  if strings[2] and strings[2] ~= "" then
+  if rubric.hint and rubric.hint ~= "" then
     append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>Hint (make check " ..
                                     "shows it after a failure)</summary>")})
-    append(blocks, markdown(escape_markdown(strings[2])))
+    append(blocks, markdown(escape_markdown(rubric.hint)))
     append(blocks, {pandoc.RawBlock("html", "</details>")})
   end
   return blocks
@@ -500,6 +589,7 @@ local replace = {
 
   Span = function(span)
     if span.classes:includes("measured") then return measured(span) end
+    if span.classes:includes("choose") then return choose(span) end
   end,
 
   -- Comments in book.md are for its editors, not its readers.
@@ -508,6 +598,7 @@ local replace = {
   end,
 
   Div = function(div)
+    if div.classes:includes("when") then return when(div) end
     if div.classes:includes("exercise") then
       local name = div.attributes["name"]
       div.attributes["name"] = nil
@@ -553,7 +644,34 @@ local replace = {
     if figure.caption.long[1] then number_caption(figure.caption.long[1].content) end
     return figure
   end,
+}
 
+-- --- Third pass: tables get numbers; fourth: links get their text ------------------------
+-- A table with a caption is "Table N." in order, rubrics included, which the second pass made;
+-- a div with an id around a table ({#tbl-kinds}) lends [](#tbl-kinds) that number.
+
+local table_numbers = {} -- div id -> the number of the table inside it
+local table_count = 0
+
+local number_tables = {
+  Table = function(tbl)
+    local caption = tbl.caption.long[1]
+    if not caption then return nil end
+    table_count = table_count + 1
+    table.insert(caption.content, 1, pandoc.Space())
+    table.insert(caption.content, 1, pandoc.Strong({pandoc.Str("Table " .. table_count .. ".")}))
+    return tbl
+  end,
+  -- Visited after the blocks inside it, so the last table numbered is the one it holds.
+  Div = function(div)
+    if div.identifier == "" then return nil end
+    for _, block in ipairs(div.content) do
+      if block.t == "Table" then table_numbers[div.identifier] = table_count end
+    end
+  end,
+}
+
+local resolve_links = {
   Link = function(link)
     local target = link.target:match("^#(.*)$")
     if not target then return nil end
@@ -561,10 +679,12 @@ local replace = {
     if #link.content == 0 then
       if figures[target] then
         link.content = {pandoc.Str("Figure\u{00a0}" .. figures[target])}
+      elseif table_numbers[target] then
+        link.content = {pandoc.Str("Table\u{00a0}" .. table_numbers[target])}
       elseif sections[target] then
         link.content = {pandoc.Str("section\u{00a0}" .. sections[target])}
       else
-        die("an empty link to #" .. target .. " names no figure and no numbered section")
+        die("an empty link to #" .. target .. " names no figure, table or numbered section")
       end
     end
     return link
@@ -582,4 +702,4 @@ local function warn_placeholder(doc)
   return doc
 end
 
-return {survey, replace, {Pandoc = warn_placeholder}}
+return {survey, replace, number_tables, resolve_links, {Pandoc = warn_placeholder}}

@@ -36,12 +36,9 @@ model='split("8.5 55.2 15.6 55.3", rate); split("4 1.5 3 1.5", fixed); split("7 
 } >"$dir/latency.csv"
 {
     header "the figures the book quotes"
+    printf 'key,value\ngpu,PLACEHOLDER (made-up numbers, not measured)\n'
+    printf 'driver,0.0\nruntime,0.0\ndate,%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     cat <<'CSV'
-key,value
-gpu,PLACEHOLDER (made-up numbers, not measured)
-driver,0.0
-runtime,0.0
-date,none
 largest_bytes,1073741824
 h2d_pageable_gb_per_s,8.50
 h2d_pinned_gb_per_s,55.20

@@ -213,6 +213,23 @@ class Grader:
         self._own(run_dir, self._worker_uid(slot, lane))
         return run_dir
 
+    def _gpu_locks(self, gpu):
+        """The lock files through which test programs on one GPU share it (harness/runner.c):
+        a test that times the GPU runs alone on it, and contexts are made one at a time."""
+        folder = os.path.join(self.scratch, "locks")
+        os.makedirs(folder, exist_ok=True)
+        os.chmod(folder, 0o755)
+        name = "".join(c if c.isalnum() else "-" for c in str(gpu))
+        paths = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
+                 "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
+                 "COURSE_CONTEXT_LOCK": "contexts.lock"}
+        for variable, file_name in paths.items():
+            paths[variable] = os.path.join(folder, file_name)
+            with open(paths[variable], "a"):
+                pass
+            os.chmod(paths[variable], 0o644)
+        return paths
+
     def _run_env(self, run_dir, gpu):
         home = self.confinement.home(run_dir)  # the view's private /tmp, where there is one
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
@@ -221,6 +238,8 @@ class Grader:
                "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(home, ".nv")}
         if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+        if gpu:
+            env.update(self._gpu_locks(gpu))
         return env
 
     def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
@@ -231,12 +250,17 @@ class Grader:
         run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
                                    run_dir, self._run_env(run_dir, gpu), timeout, limits,
                                    self._worker_uid(slot, lane), result_channel=True,
-                                   sweep=True, visible=[folder])
-        note = ""
-        if run.output_bytes > LOUD_OUTPUT:
-            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
-                    % (run.output_bytes / (1 << 20)))
+                                   sweep=True,
+                                   # its build, and the GPU's lock files it opens read-only
+                                   visible=[folder, os.path.join(self.scratch, "locks")])
         record = parse_record(run.channel, exercise)
+        # The tests' output goes to the runner, which counts it; what the program itself
+        # printed past the runner, the sandbox counts.
+        printed = max(run.output_bytes, record.get("printed_bytes", 0) if record else 0)
+        note = ""
+        if printed > LOUD_OUTPUT:
+            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
+                    % (printed / (1 << 20)))
         if record is None:
             if run.timed_out:
                 why = ("the tests did not finish within %d s, the time allowed for all %d of "
@@ -273,16 +297,19 @@ class Grader:
             built.append((exercise, folder, build))
         return built, started
 
-    def finish_student(self, submission, prepared, slot):
-        """Runs the built exercises' tests on GPU worker `slot` (None: no GPU)."""
+    def finish_student(self, submission, prepared, slot, lane=0):
+        """Runs the built exercises' tests on GPU `slot` (None: no GPU), in lane `lane`."""
         built, started = prepared
         record = results.StudentRecord(submission.student,
                                        submission.shown_name, submission.notes,
                                        submission.problem, submission.fingerprint())
         outcomes = {}
 
+        folders = {exercise.id: folder for exercise, folder, _ in built}
+
         def run_exercise(item, lane):
-            exercise, folder, build = item
+            exercise, _, build = item
+            folder = folders[exercise.id]
             seconds_left = self.args.student_timeout - (time.monotonic() - started)
             if self.stop.is_set():
                 return results.Outcome(exercise, "not_run", details=["grading was interrupted"])
@@ -295,34 +322,20 @@ class Grader:
                     % self.args.student_timeout])
             return self.run_tests(folder, exercise, build, slot, seconds_left, lane)
 
-        def run_one(item, lane=0):
-            run_started = time.monotonic()
-            outcome = run_exercise(item, lane)
-            outcome.seconds = {"build": round(item[2].seconds, 2),
-                               "tests": round(time.monotonic() - run_started, 2)}
-            return outcome
-
-        runnable = [item for item in built if item[2].status == "built"]
         for exercise, _, build in built:
             if build.status != "built":
                 outcomes[exercise.id] = results.Outcome(exercise, build.status,
                                                         details=build.details)
                 outcomes[exercise.id].seconds = {"build": round(build.seconds, 2), "tests": 0}
-        # With PER_GPU > 1, the exercises that do not time the GPU run side by side, each
-        # in a lane with a uid of its own; those that time it always run alone.
-        alone = [item for item in runnable if item[0].times_gpu or self.args.per_gpu == 1]
-        together = [item for item in runnable if item not in alone]
-        if together:
-            with concurrent.futures.ThreadPoolExecutor(self.args.per_gpu) as lanes:
-                futures = {lane: [] for lane in range(self.args.per_gpu)}
-                for i, item in enumerate(together):
-                    futures[i % self.args.per_gpu].append(item)
-                done = lanes.map(lambda lane: [(item[0].id, run_one(item, lane))
-                                               for item in futures[lane]], futures)
-                for pairs in done:
-                    outcomes.update(pairs)
-        for item in alone:
-            outcomes[item[0].id] = run_one(item)
+                continue
+            # One exercise after another: the students beside this one on the GPU keep it
+            # busy, and each test program's runner takes the GPU alone for a test that times
+            # it (COURSE_GPU_LOCK, see _run_env).
+            run_started = time.monotonic()
+            outcome = run_exercise((exercise, None, build), lane)
+            outcome.seconds = {"build": round(build.seconds, 2),
+                               "tests": round(time.monotonic() - run_started, 2)}
+            outcomes[exercise.id] = outcome
         record.outcomes = [outcomes[exercise.id] for exercise, _, _ in built]
         return record
 
@@ -364,6 +377,8 @@ def parse_record(channel, exercise):
         return None
     if record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
         return None
+    if not isinstance(record.get("printed_bytes", 0), int):
+        record["printed_bytes"] = 0
     by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
     if set(by_name) != {name for name, _ in exercise.tests}:
         return None
@@ -455,7 +470,7 @@ def command_grade(args):
     else:
         where = "GPUs: %s (%s)" % (",".join(grader.gpus), grader.gpu_note)
         if args.per_gpu > 1:
-            where += ", up to %d of a student's exercises at a time on each" % args.per_gpu
+            where += ", up to %d students at a time on each" % args.per_gpu
     print("grading %d submission%s of %d exercise%s; %s" % (
         len(todo), "" if len(todo) == 1 else "s", len(exercise_ids),
         "" if len(exercise_ids) == 1 else "s", where))
@@ -492,7 +507,9 @@ def command_grade(args):
             print(line[:160], flush=True)
 
     started = time.monotonic()
-    slots = list(range(len(grader.gpus))) or [None]
+    # PER_GPU students at a time on each GPU, each in a lane with a uid of its own.
+    slots = [(slot, lane) for slot in range(len(grader.gpus)) for lane in range(args.per_gpu)]
+    slots = slots or [(None, 0)]
     ahead = threading.Semaphore(args.jobs + 2 * len(slots))
     order = queue.Queue()
     builders = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
@@ -506,14 +523,14 @@ def command_grade(args):
         for _ in slots:
             order.put(None)
 
-    def work(slot):
+    def work(slot, lane):
         while True:
             item = order.get()
             if item is None:
                 return
             submission, future = item
             try:
-                record = grader.finish_student(submission, future.result(), slot)
+                record = grader.finish_student(submission, future.result(), slot, lane)
                 if not grader.stop.is_set():
                     write(record)
             except Exception:  # a grader bug must not cost the other students
@@ -525,7 +542,7 @@ def command_grade(args):
                 ahead.release()
 
     threads = [threading.Thread(target=feed, daemon=True)] + [
-        threading.Thread(target=work, args=(slot,), daemon=True) for slot in slots]
+        threading.Thread(target=work, args=slot, daemon=True) for slot in slots]
     try:
         for thread in threads:
             thread.start()
@@ -640,7 +657,7 @@ def main(argv):
         sub.add_argument("--scratch")
         sub.add_argument("--test-timeout", type=int)
         sub.add_argument("--student-timeout", type=int, default=1800)
-        sub.add_argument("--per-gpu", type=int, default=1)
+        sub.add_argument("--per-gpu", type=int, default=8)
         sub.add_argument("--slice")
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",

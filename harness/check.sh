@@ -12,6 +12,35 @@ cd "$(dirname "$0")/.."
 tree=$1
 shift
 MAKE=${MAKE:-make}
+
+# An exercise as a person names it: ch01-memory/roundtrip, what tab completion gives
+# (exercises/ch01-memory/roundtrip.c), or the short name alone (roundtrip).
+known=$($MAKE -s --no-print-directory list-exercises)
+exercise_named() {
+    local name=${1#./}
+    name=${name#exercises/}
+    name=${name#solutions/}
+    name=${name%.c}
+    name=${name%.h}
+    if [[ $name != */* ]]; then
+        local matches
+        matches=$(grep -E "/${name//./\.}\$" <<<"$known")
+        [[ $(grep -c . <<<"$matches") -eq 1 ]] && name=$matches
+    fi
+    if ! grep -qxF -- "$name" <<<"$known"; then
+        echo "check: there is no exercise named '$1'. The exercises, in the book's order:" >&2
+        sed 's/^/         /' <<<"$known" >&2
+        echo "       (EX=ch01-memory/roundtrip, EX=roundtrip and EX=exercises/ch01-memory/roundtrip.c all work)" >&2
+        return 1
+    fi
+    echo "$name"
+}
+requested=()
+for name in "$@"; do
+    exercise=$(exercise_named "$name") || exit 2
+    requested+=("$exercise")
+done
+set -- "${requested[@]}"
 results=build/results/$tree
 tally=$results/tally.tsv
 mkdir -p "$results"
@@ -31,16 +60,13 @@ fi
 # Build every exercise's test program at once (make -j helps here), errors later.
 $MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
 
-# The rubric, from the test file, for an exercise whose program could not be built.
-rubric_of() { sed -n 's/^COURSE_TEST([A-Za-z0-9_]*, *\([0-9]*\)).*/\1/p' "tests/$1.c"; }
+# The points of each test, from the one reader of the rubric, for an exercise whose program
+# could not be built.
+rubric_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "test" { print $3 }'; }
 
 for exercise in "$@"; do
     source=$tree/$exercise.c
     program=build/tests/$tree/$exercise
-    if [[ ! -f tests/$exercise.c ]]; then
-        echo "check: there is no exercise named '$exercise' (try: make list-exercises)" >&2
-        exit 2
-    fi
     if [[ ! -f $source ]]; then
         points=$(rubric_of "$exercise" | awk '{ s += $1 } END { print s + 0 }')
         tests=$(rubric_of "$exercise" | wc -l)

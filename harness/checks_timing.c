@@ -11,8 +11,19 @@
 
 #include <stdlib.h>
 
+/* Whether the running test was declared with COURSE_TIMED_TEST (runner.c). */
+bool course_test_is_timed(void);
+
+static void expect_timed_test(void)
+{
+    ck_assert_msg(course_test_is_timed(),
+                  "the course's test times the GPU but is not declared with COURSE_TIMED_TEST, so "
+                  "it may share the GPU with other tests while it measures (a bug in the course)");
+}
+
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
+    expect_timed_test();
     /* event_timer reports through CUDA_CHECK, whose handler fails the test. */
     event_timer timer;
     float ms = 0;
@@ -26,6 +37,7 @@ double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaM
 
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs)
 {
+    expect_timed_test();
     void *h_buffer = NULL, *d_buffer = NULL;
     CUDA_CHECK(cudaMallocHost(&h_buffer, bytes));
     CUDA_CHECK(cudaMalloc(&d_buffer, bytes));

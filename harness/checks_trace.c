@@ -33,45 +33,6 @@ const char *nth_call_name(traced_function function, size_t n)
     return name;
 }
 
-void expect_events_destroyed(const char *function_name)
-{
-    for (size_t i = 0; i < trace_count(); i++) {
-        const traced_call *created = trace_get(i);
-        if (created->function != TRACED_cudaEventCreate || created->result != cudaSuccess ||
-            created->event == NULL)
-            continue;
-        bool destroyed = false;
-        for (size_t j = i + 1; j < trace_count() && !destroyed; j++) {
-            const traced_call *later = trace_get(j);
-            destroyed =
-                later->function == TRACED_cudaEventDestroy && later->event == created->event;
-        }
-        ck_assert_msg(destroyed,
-                      "%s created an event with cudaEventCreate and returned without "
-                      "cudaEventDestroy on it: an event holds driver resources until it is "
-                      "destroyed, so destroy every event you create, on the error paths too. "
-                      "The calls:%s",
-                      function_name, trace_summary());
-    }
-}
-
-/* The error a call of this kind would plausibly return. */
-static cudaError_t plausible_error(traced_function function)
-{
-    switch (function) {
-    case TRACED_cudaMalloc:
-    case TRACED_cudaMallocHost:
-    case TRACED_cudaHostAlloc: return cudaErrorMemoryAllocation;
-    default: return cudaErrorLaunchFailure; /* an earlier fault, reported by the next call */
-    }
-}
-
-static bool is_release(traced_function function)
-{
-    return function == TRACED_cudaFree || function == TRACED_cudaFreeHost ||
-           function == TRACED_cudaEventDestroy || function == TRACED_cudaStreamDestroy;
-}
-
 #define MAX_FAILURE_POINTS 256
 
 void expect_every_failure_handled(const char *function_name, traced_action action, void *context)
@@ -93,7 +54,7 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
     for (size_t i = 0; i < trace_count() && point_count < MAX_FAILURE_POINTS; i++) {
         traced_function function = trace_get(i)->function;
         seen[function]++;
-        if (!is_release(function)) {
+        if (traced_function_role(function) != ROLE_RELEASE) {
             points[point_count].function = function;
             points[point_count].nth = seen[function];
             point_count++;
@@ -106,7 +67,7 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
                  nth_call_name(points[p].function, points[p].nth));
         snprintf(description, sizeof description, "%s, after the test made %s fail,", function_name,
                  failed_call);
-        const cudaError_t injected = plausible_error(points[p].function);
+        const cudaError_t injected = traced_function_error(points[p].function);
         trace_start();
         trace_stop();
         trace_inject_failure(points[p].function, points[p].nth, injected);
@@ -116,7 +77,6 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
                       "every call and return the first error. The calls:%s",
                       failed_call, cudaGetErrorName(injected), function_name, error_text(err),
                       trace_summary());
-        expect_everything_freed(description);
-        expect_events_destroyed(description);
+        expect_everything_released(description);
     }
 }

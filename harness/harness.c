@@ -1,6 +1,7 @@
 /* harness.c - helpers for test bodies: buffers, poison, comparisons, trace checks. */
 #include "harness.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,12 @@ static void fail_the_test(cudaError_t err, const char *expr, const char *file, i
                  expr, file, line, error_text(err));
 }
 
+/* Set when the running test's body reached its end; the runner reads it (runner.h). */
+bool course_test_completed;
+
 void course_test_begin(void)
 {
+    course_test_completed = false;
     cuda_check_set_handler(fail_the_test);
     trace_start(); /* clears what an earlier test left */
     trace_stop();
@@ -24,7 +29,30 @@ void course_test_begin(void)
 
 void course_test_end(void)
 {
-    exit(COURSE_TEST_COMPLETED);
+    course_test_completed = true;
+}
+
+/* The test's own host buffers, freed by harness_release_buffers when the test ends. */
+#define MAX_HOST_BUFFERS 256
+static void *host_buffers[MAX_HOST_BUFFERS];
+static size_t host_buffer_count;
+
+void harness_host_free(void *h_buffer)
+{
+    for (size_t i = 0; i < host_buffer_count; i++)
+        if (host_buffers[i] == h_buffer) {
+            host_buffers[i] = host_buffers[--host_buffer_count];
+            free(h_buffer);
+            return;
+        }
+    free(h_buffer);
+}
+
+void harness_release_buffers(void)
+{
+    for (size_t i = 0; i < host_buffer_count; i++)
+        free(host_buffers[i]);
+    host_buffer_count = 0;
 }
 
 const char *error_text(cudaError_t err)
@@ -46,8 +74,10 @@ void poison_device(void *d_buffer, size_t bytes)
 
 void *harness_host_alloc(size_t bytes)
 {
+    ck_assert_msg(host_buffer_count < MAX_HOST_BUFFERS, "the test allocated too many buffers");
     void *h_buffer = malloc(bytes);
     ck_assert_msg(h_buffer != NULL, "the test could not allocate %zu bytes of host memory", bytes);
+    host_buffers[host_buffer_count++] = h_buffer;
     poison_host(h_buffer, bytes);
     return h_buffer;
 }
@@ -92,40 +122,7 @@ size_t first_differing_byte(const void *got, const void *want, size_t bytes)
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
                              char *message, size_t size)
 {
-    const size_t element = sizeof(float);
-    const unsigned char *got_bytes = (const unsigned char *)got;
-    size_t total = n * element, first_wrong = first_differing_byte(got, want, total);
-    if (first_wrong == total)
-        return false;
-
-    size_t arrived = first_wrong / element; /* whole floats before the first wrong byte */
-    if (holds_only_poison(got_bytes + first_wrong, total - first_wrong)) {
-        if (first_wrong == 0)
-            snprintf(message, size,
-                     "none of the %zu floats of %s arrived: every byte still holds the test's "
-                     "poison (0x%02X), so nothing was copied into this buffer",
-                     n, what, POISON_BYTE);
-        else if (first_wrong == n)
-            snprintf(message, size,
-                     "only the first %zu of %zu floats of %s arrived, the rest still hold the "
-                     "test's poison: exactly %zu bytes were copied. cudaMemcpy's count is in "
-                     "bytes, so pass n * sizeof(float), not n",
-                     arrived, n, what, n);
-        else
-            snprintf(message, size,
-                     "only the first %zu of %zu floats of %s arrived (%zu bytes), the rest still "
-                     "hold the test's poison: the copy's byte count is short",
-                     arrived, n, what, first_wrong);
-        return true;
-    }
-    size_t wrong = 0;
-    for (size_t i = 0; i < n; i++)
-        wrong += memcmp(&got[i], &want[i], element) != 0;
-    snprintf(message, size,
-             "%zu of the %zu floats of %s are wrong; the first is element %zu, which is %g where "
-             "%g was expected",
-             wrong, n, what, arrived, (double)got[arrived], (double)want[arrived]);
-    return true;
+    return describe_mismatch(got, want, n * sizeof(float), &float_elements, what, message, size);
 }
 
 void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what)
@@ -135,59 +132,113 @@ void expect_floats_arrived(const float *got, const float *want, size_t n, const 
         ck_abort_msg("%s", message);
 }
 
-void expect_everything_freed(const char *function_name)
+/* Appends printf-style text at summary[*used], never past its end. */
+static void append_text(char *summary, size_t size, size_t *used, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append_text(char *summary, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used >= size)
+        return;
+    va_list arguments;
+    va_start(arguments, format);
+    int written = vsnprintf(summary + *used, size - *used, format, arguments);
+    va_end(arguments);
+    *used += written > 0 ? (size_t)written : 0;
+}
+
+/* Whether the call at `index` gives back a handle that an earlier call, since its last
+ * acquisition, already gave back; that earlier release goes in *first. */
+static bool released_before(size_t index, size_t *first)
+{
+    const traced_call *release = trace_get(index);
+    trace_resource resource = traced_function_resource(release->function);
+    for (size_t j = index; j-- > 0;) {
+        const traced_call *earlier = trace_get(j);
+        if (earlier->handle != release->handle || earlier->result != cudaSuccess ||
+            traced_function_resource(earlier->function) != resource)
+            continue;
+        *first = j;
+        return traced_function_role(earlier->function) == ROLE_RELEASE;
+    }
+    return false;
+}
+
+void expect_everything_released(const char *function_name)
 {
     for (size_t i = 0; i < trace_count(); i++) {
-        const traced_call *allocation = trace_get(i);
-        if (allocation->result != cudaSuccess || allocation->allocated == NULL)
+        const traced_call *call = trace_get(i);
+        trace_resource resource = traced_function_resource(call->function);
+        if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
             continue;
-        traced_function release = allocation->function == TRACED_cudaMalloc ? TRACED_cudaFree
-                                  : (allocation->function == TRACED_cudaMallocHost ||
-                                     allocation->function == TRACED_cudaHostAlloc)
-                                      ? TRACED_cudaFreeHost
-                                      : TRACED_FUNCTION_COUNT;
-        if (release == TRACED_FUNCTION_COUNT)
+        const char *acquired_with = traced_function_name(call->function);
+        if (traced_function_role(call->function) == ROLE_RELEASE) {
+            size_t first = 0;
+            ck_assert_msg(!released_before(i, &first),
+                          "%s gave back the same %s twice: call %zu (%s) released it, then call "
+                          "%zu (%s) again. After the first release it is no longer yours (the "
+                          "runtime may already have handed it to someone else): release each "
+                          "thing exactly once, and on an error path only what was acquired. "
+                          "The calls:%s",
+                          function_name, resource_words(resource), first + 1,
+                          traced_function_name(trace_get(first)->function), i + 1, acquired_with,
+                          trace_summary());
             continue;
-        bool freed = false;
-        for (size_t j = i + 1; j < trace_count() && !freed; j++) {
-            const traced_call *later = trace_get(j);
-            freed = later->function == release && later->dst == allocation->allocated;
         }
-        ck_assert_msg(freed,
-                      "%s allocated %zu bytes with %s and returned without %s on that pointer: "
-                      "every allocation needs its free, on the error paths too",
-                      function_name, allocation->bytes, traced_function_name(allocation->function),
-                      traced_function_name(release));
+        bool released = false;
+        for (size_t j = i + 1; j < trace_count() && !released; j++) {
+            const traced_call *later = trace_get(j);
+            released = later->handle == call->handle && later->result == cudaSuccess &&
+                       traced_function_role(later->function) == ROLE_RELEASE &&
+                       traced_function_resource(later->function) == resource;
+        }
+        if (released)
+            continue;
+        if (call->bytes)
+            ck_abort_msg("%s %s %zu bytes with %s and returned without %s on that pointer: "
+                         "every allocation needs its free, on the error paths too",
+                         function_name,
+                         resource == RESOURCE_REGISTRATION ? "registered" : "allocated",
+                         call->bytes, acquired_with, resource_release_call(resource));
+        ck_abort_msg("%s created %s with %s and returned without %s on it: it holds driver "
+                     "resources until it is given back, so release everything you create, on the "
+                     "error paths too. The calls:%s",
+                     function_name, resource_words(resource), acquired_with,
+                     resource_release_call(resource), trace_summary());
     }
 }
 
 const char *trace_summary(void)
 {
     static char summary[4096];
-    size_t used = 0;
+    const size_t room = sizeof summary - 160; /* kept for the last line */
+    size_t used = 0, shown = 0;
     summary[0] = '\0';
-    for (size_t i = 0; i < trace_count() && used < sizeof summary - 128; i++) {
-        const traced_call *call = trace_get(i);
-        int written = snprintf(summary + used, sizeof summary - used, "\n  %zu. %s", i + 1,
-                               traced_function_name(call->function));
-        used += written > 0 ? (size_t)written : 0;
+    for (; shown < trace_count() && used < room; shown++) {
+        const traced_call *call = trace_get(shown);
+        append_text(summary, room, &used, "\n  %zu. %s", shown + 1,
+                    traced_function_name(call->function));
         if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
-            written = snprintf(summary + used, sizeof summary - used, "(%zu bytes, %s: %s to %s)",
-                               call->bytes, memcpy_kind_name(call->kind),
-                               memory_location_name(call->src_location),
-                               memory_location_name(call->dst_location));
+            append_text(summary, room, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
+                        memcpy_kind_name(call->kind), memory_location_name(call->src_location),
+                        memory_location_name(call->dst_location));
         else if (call->bytes)
-            written = snprintf(summary + used, sizeof summary - used, "(%zu bytes)", call->bytes);
-        else
-            written = 0;
-        used += written > 0 ? (size_t)written : 0;
-        written = snprintf(summary + used, sizeof summary - used, " -> %s%s",
-                           cudaGetErrorName(call->result),
-                           call->injected ? " (injected by the test)" : "");
-        used += written > 0 ? (size_t)written : 0;
+            append_text(summary, room, &used, "(%zu bytes)", call->bytes);
+        if (call->flags)
+            append_text(summary, room, &used, " flags 0x%x", call->flags);
+        if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
+            call->function != TRACED_cudaStreamCreateWithFlags)
+            append_text(summary, room, &used, " on a stream");
+        append_text(summary, room, &used, " -> %s%s", cudaGetErrorName(call->result),
+                    call->injected ? " (injected by the test)" : "");
     }
-    if (trace_count() == 0)
+    size_t unshown = trace_count() - shown + trace_dropped();
+    if (trace_count() == 0 && unshown == 0)
         snprintf(summary, sizeof summary, " none");
+    else if (unshown > 0)
+        append_text(summary, sizeof summary, &used, "\n  ... and %zu more call%s%s", unshown,
+                    unshown == 1 ? "" : "s",
+                    trace_dropped() ? " (more than the trace keeps: the code made a great many)"
+                                    : "");
     return summary;
 }
 

@@ -9,8 +9,11 @@
  * The test's name, with its underscores read as spaces, is the sentence the
  * learner sees; the number is its points. That is the whole rubric: make check,
  * make grade and the book all read it from here (the test program prints it
- * with --rubric). Each test runs in a forked child under a timeout, so a crash,
- * a hang or an exit() in the learner's code fails that test alone.
+ * with --list). An exercise's tests run one after another in one process, which
+ * holds one CUDA context for all of them; the runner (runner.c) supervises it
+ * from a parent that never touches CUDA, so a crash, a hang, an exit() or a
+ * CUDA error that poisons the context in the learner's code fails that test
+ * alone, and the next test runs in a fresh process.
  */
 #ifndef COURSE_HARNESS_H
 #define COURSE_HARNESS_H
@@ -34,16 +37,19 @@ typedef struct course_exercise {
 #define COURSE_EXERCISE(title, hint)                                                               \
     const course_exercise course_exercise_info = {COURSE_EXERCISE_ID, title, hint}
 
-/* Internal: called by the constructor each COURSE_TEST generates. */
-void course_register_test(const TTest *test, int points, int line);
+/* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
+ * A test counts as passed only when its body ran to course_test_end: a test that the learner's
+ * code left early (a longjmp, a return from a signal handler) does not. */
+void course_register_test(const TTest *test, int points, int line, bool timed);
 void course_test_begin(void);
-_Noreturn void course_test_end(void);
-/* A test's child process ends with this status when the whole test ran. Check
- * otherwise takes a plain exit(0) from the learner's code, halfway through a
- * test, for a pass. */
-#define COURSE_TEST_COMPLETED 93
+void course_test_end(void);
 
-#define COURSE_TEST(test_name, test_points)                                                        \
+#define COURSE_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, false)
+/* A test that times the GPU: where tests of several programs share a GPU (make grade), it runs
+ * with the GPU to itself, and only such a test may call the harness's timing helpers. */
+#define COURSE_TIMED_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, true)
+
+#define COURSE_TEST_DEFINE(test_name, test_points, timed)                                          \
     static void test_name##_body(void);                                                            \
     START_TEST(test_name)                                                                          \
     {                                                                                              \
@@ -54,7 +60,7 @@ _Noreturn void course_test_end(void);
     END_TEST                                                                                       \
     __attribute__((constructor)) static void test_name##_register(void)                            \
     {                                                                                              \
-        course_register_test(test_name, test_points, __LINE__);                                    \
+        course_register_test(test_name, test_points, __LINE__, timed);                             \
     }                                                                                              \
     static void test_name##_body(void)
 
@@ -65,8 +71,10 @@ _Noreturn void course_test_end(void);
 
 void poison_host(void *h_buffer, size_t bytes);
 void poison_device(void *d_buffer, size_t bytes); /* fails the test on error */
-void *harness_host_alloc(size_t bytes);           /* poisoned; fails the test if out of memory */
-void *harness_device_alloc(size_t bytes);         /* poisoned device memory */
+/* The test's own buffers: poisoned, and given back when the test ends, however it ends. */
+void *harness_host_alloc(size_t bytes);   /* host memory; fails the test if out of memory */
+void *harness_device_alloc(size_t bytes); /* device memory */
+void harness_host_free(void *h_buffer);   /* early, for a large buffer */
 void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Recognisable values: element i is 1 + i / 4 (exact in float for the sizes used here). */
 void fill_floats(float *h_values, size_t n);
@@ -76,7 +84,18 @@ void fill_floats(float *h_values, size_t n);
  * many elements arrived, whether the rest still hold the poison, and names
  * the bytes-versus-elements mistake when the copy stopped at n bytes. */
 void expect_floats_arrived(const float *got, const float *want, size_t n, const char *what);
-/* The same diagnosis into `message`; returns false when the floats are equal. */
+/* The diagnosis under every comparison of a copy: what arrived, what still holds the poison,
+ * and the bytes-versus-elements mistake when exactly one byte per element arrived. */
+typedef struct element_type {
+    size_t size;
+    const char *plural;     /* "floats", counted in elements; NULL: counted in bytes */
+    const char *byte_count; /* what to pass instead: "n * sizeof(float), not n" */
+    void (*format)(const void *element, char *text, size_t size);
+} element_type;
+extern const element_type float_elements;
+bool describe_mismatch(const void *got, const void *want, size_t bytes, const element_type *type,
+                       const char *what, char *message, size_t size);
+/* The same for floats, into `message`; returns false when the floats are equal. */
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
                              char *message, size_t size);
 
@@ -105,8 +124,10 @@ const char *describe_kind_mismatch(size_t nth, const char *what, const traced_ca
 void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                    enum cudaMemcpyKind expected_direction, const char *what);
 
-/* Fails the test if any traced allocation of device or pinned memory was not freed. */
-void expect_everything_freed(const char *function_name);
+/* The one release scan: fails the test if anything the trace shows acquired (memory, a
+ * registration, an event, a stream: traced_calls.def) was not given back afterwards, or if
+ * anything was given back twice. */
+void expect_everything_released(const char *function_name);
 
 /* One line per traced call, for a failure message: "cudaMemcpy(4096 bytes, HostToDevice) -> ...".
  */
@@ -133,8 +154,6 @@ size_t trace_position(const traced_call *call); /* 0-based; SIZE_MAX for NULL */
  * position `before` (SIZE_MAX: anywhere); NULL if none. */
 const traced_call *trace_last_on_event(traced_function function, cudaEvent_t event, size_t before);
 const char *nth_call_name(traced_function function, size_t n); /* "the second cudaEventRecord" */
-/* Fails the test if an event the trace shows created was not destroyed afterwards. */
-void expect_events_destroyed(const char *function_name);
 /* Runs `action` once cleanly under the trace, then once more for each runtime call that run
  * made (frees and destroys aside), making just that call fail. Fails the test unless every
  * failure is returned as it was and everything allocated or created is released. */
@@ -146,7 +165,8 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
 void output_capture_begin(void);
 void output_capture_end(char *out, size_t out_size, char *err, size_t err_size);
 
-/* The harness's own measurements, with tracing off (checks_timing.c). */
+/* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST
+ * only. */
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);

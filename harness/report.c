@@ -91,8 +91,9 @@ static void write_json_record(FILE *out, const report_options *options,
     json_write_string(out, status);
     fputs(",\n  \"note\": ", out);
     json_write_string(out, note ? note : "");
-    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"hint\": ", sum.points,
-            sum.max_points);
+    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"printed_bytes\": %zu,\n"
+                 "  \"hint\": ",
+            sum.points, sum.max_points, options->printed_bytes);
     json_write_string(out, options->exercise->hint);
     fputs(",\n  \"tests\": [", out);
     for (int t = 0; t < count; t++) {
@@ -191,6 +192,10 @@ void report_results(const report_options *options, const test_outcome *outcomes,
             print_indented(options->exercise->hint, "            ");
         }
     }
+    if (options->printed_bytes > 0)
+        printf("      %snote:%s the code printed %zu bytes while the tests ran (what a failing "
+               "test printed is shown under it)\n",
+               paint(options, DIM), paint(options, RESET), options->printed_bytes);
     fflush(stdout);
     write_json(options, outcomes, count, status, NULL);
     append_tally(options, status, sum, count);
@@ -213,10 +218,31 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
     free(unrun);
 }
 
+/* Text as harness/rubric.awk writes it: a backslash, a tab and a newline escaped. */
+static void print_escaped(const char *text)
+{
+    for (const char *c = text; *c; c++)
+        if (*c == '\\')
+            fputs("\\\\", stdout);
+        else if (*c == '\t')
+            fputs("\\t", stdout);
+        else if (*c == '\n')
+            fputs("\\n", stdout);
+        else
+            putchar(*c);
+}
+
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
 {
+    /* The lines harness/rubric.awk reads from the test file: the self-test compares them. */
+    printf("exercise\t%s\t", options->exercise->id);
+    print_escaped(options->exercise->title);
+    putchar('\t');
+    print_escaped(options->exercise->hint);
+    putchar('\n');
     for (int t = 0; t < count; t++)
-        printf("%d\t%s\n", outcomes[t].points, outcomes[t].sentence);
+        printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,
+               outcomes[t].sentence, outcomes[t].timed ? "timed" : "untimed");
     fflush(stdout);
     /* With --json or --result-fd, the same record a run writes, nothing passed. */
     write_json(options, outcomes, count, "rubric", NULL);

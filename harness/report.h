@@ -10,6 +10,7 @@
 typedef struct test_outcome {
     char sentence[256];
     int points;
+    bool timed; /* declared with COURSE_TIMED_TEST */
     bool ran;
     bool passed;
     char message[4096]; /* the diagnostic, in the learner's terms; empty when passed */
@@ -24,6 +25,7 @@ typedef struct report_options {
     bool color;
     bool verbose;     /* list passing tests too */
     bool not_started; /* every test failed and the file still has its TODO */
+    size_t printed_bytes; /* what the code under test printed while the tests ran */
 } report_options;
 
 /* Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
@@ -32,7 +34,7 @@ bool report_color_wanted(void);
 void report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
-/* One line per test: points, then the sentence, tab-separated; with a JSON
+/* The rubric the program was compiled with, in harness/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
 

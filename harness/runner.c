@@ -1,47 +1,86 @@
-/* runner.c - main() of every exercise's test program.
+/* runner.c - main() of every exercise's test program: a judge and its worker.
  *
- * Runs the exercise's tests with Check in fork mode, one test case per test so
- * each has its own timeout, then prints the exercise's block of the report and
- * writes the machine-readable result. The parent process never touches the
- * CUDA runtime: a child forked after that would find it unusable. Whether
- * there is a GPU at all is asked in a child of its own.
+ * The judge (this process) never touches the CUDA runtime, since a child
+ * forked after that would find it unusable. It forks a worker, which creates
+ * the CUDA context once and then runs the exercise's tests one at a time, as
+ * the judge names them, with Check in no-fork mode. The judge sees each test
+ * through three pipes: the test it asks for, the verdict the worker sends
+ * back, and everything the worker prints. It never trusts the worker to end
+ * well:
+ *
+ *   - a test counts as passed only when the worker's verdict for it arrives,
+ *     carrying the number the judge drew at random for that test; an exit
+ *     status, a record printed somewhere or a verdict for another test counts
+ *     for nothing;
+ *   - a test whose worker dies (a crash, exit(), abort()) or outlives its time
+ *     fails with what happened, said in the learner's terms, and the next
+ *     test gets a fresh worker;
+ *   - after each test the worker gives back whatever the test left held (the
+ *     ledger of trace.c), and asks for a fresh start itself when it cannot
+ *     vouch for the next test: a CUDA error that poisons the context (which
+ *     also fails the test that caused it), threads left running, device memory
+ *     it could not get back.
+ *
+ * So in the normal case an exercise costs one CUDA context, however many
+ * tests it has, and a misbehaving test costs itself alone. The judge marks
+ * itself not dumpable, so the worker, which runs as the same user, cannot
+ * open or trace the judge's memory.
  *
  * Usage: TEST-PROGRAM [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color]
  *                     [--verbose] [--rubric] [--result-fd N]
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
+ * COURSE_TEST_TIMEOUT: seconds one test may take (default 20).
  *
  * --result-fd N is make grade's result channel (grader/README.md): the JSON
  * record goes to the inherited descriptor N once every test has finished. Only
- * this process ever writes it. Each test's child closes N before the test
- * starts (a checked fixture, run in the child), so the code under test, which
- * runs only in those children, cannot reach it, whatever it prints or writes.
+ * the judge ever writes it; the worker closes it before it runs anything.
  */
+#define _GNU_SOURCE /* strsignal, pipe2 */
 #include "harness.h"
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_TESTS 64
 #define DEFAULT_TIMEOUT_S 20.0
+#define MAX_TIMEOUT_S 3600.0
 #define EXIT_NO_GPU 77
+/* Creating a context can take a second when many processes ask at once. */
+#define WORKER_START_S 120.0
+/* Device memory a test may leave the pools holding before the worker starts afresh. */
+#define DEVICE_MEMORY_SLACK ((size_t)256 << 20)
+#define OUTPUT_KEPT 2048 /* bytes of a test's own output kept for its diagnostic */
 
 extern const course_exercise course_exercise_info;
+extern bool course_test_completed; /* harness.c */
+void harness_release_buffers(void); /* harness.c */
 
 static struct {
     const TTest *test;
     int points;
     int line;
+    bool timed;
 } registered[MAX_TESTS];
 static int registered_count;
+static int running_test = -1; /* in the worker, while a test runs */
 
-void course_register_test(const TTest *test, int points, int line)
+void course_register_test(const TTest *test, int points, int line, bool timed)
 {
     if (registered_count == MAX_TESTS) {
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
@@ -50,7 +89,13 @@ void course_register_test(const TTest *test, int points, int line)
     registered[registered_count].test = test;
     registered[registered_count].points = points;
     registered[registered_count].line = line;
+    registered[registered_count].timed = timed;
     registered_count++;
+}
+
+bool course_test_is_timed(void)
+{
+    return running_test >= 0 && registered[running_test].timed;
 }
 
 static int by_line(const void *a, const void *b)
@@ -69,75 +114,436 @@ static void sentence_from_name(const char *name, char *sentence, size_t size)
             *c = ' ';
 }
 
-/* Asks, in a child process, whether the runtime sees a device; the reason goes in `why`. */
-static bool gpu_present(char *why, size_t size)
+/* --- What travels between the judge and the worker ---------------------------------------- */
+
+#define QUIT UINT32_MAX
+
+typedef struct command {
+    uint32_t test; /* index into registered[], or QUIT */
+    uint64_t nonce;
+} command;
+
+typedef struct hello {
+    int32_t gpu_ok;
+    char why[256]; /* when there is no GPU */
+} hello;
+
+enum verdict { VERDICT_PASS, VERDICT_FAIL };
+
+typedef struct reply {
+    uint64_t nonce;
+    uint32_t test;
+    uint32_t verdict;
+    uint32_t start_afresh; /* the worker cannot vouch for the next test */
+    uint32_t message_length;
+} reply;
+
+static bool write_all(int fd, const void *data, size_t size)
 {
-    int channel[2];
-    if (pipe(channel) != 0) {
-        snprintf(why, size, "could not create a pipe: %s", strerror(errno));
+    const char *at = data;
+    while (size > 0) {
+        ssize_t written = write(fd, at, size);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            return false;
+        at += written;
+        size -= (size_t)written;
+    }
+    return true;
+}
+
+static bool read_all(int fd, void *data, size_t size)
+{
+    char *at = data;
+    while (size > 0) {
+        ssize_t got = read(fd, at, size);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        at += got;
+        size -= (size_t)got;
+    }
+    return true;
+}
+
+/* --- The worker ---------------------------------------------------------------------------- */
+
+static size_t thread_count(void)
+{
+    DIR *tasks = opendir("/proc/self/task");
+    size_t count = 0;
+    if (tasks == NULL)
+        return 0;
+    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;)
+        count += entry->d_name[0] != '.';
+    closedir(tasks);
+    return count;
+}
+
+typedef struct worker_state {
+    bool use_cuda;
+    size_t threads; /* after the context was made */
+    size_t device_free;
+    int gpu_lock, turnstile, context_lock; /* -1 where nobody shares the GPU */
+} worker_state;
+
+/* Where several test programs share a GPU (make grade names the lock files in the
+ * environment), a test that times the GPU must have it to itself, and the others may share it:
+ * each untimed test holds COURSE_GPU_LOCK shared, each timed one holds it alone. A waiting
+ * timed test holds the turnstile beside it, which every test passes on its way in, so that a
+ * stream of untimed tests cannot keep it out for ever. COURSE_CONTEXT_LOCK makes contexts one
+ * at a time: the driver creates them faster that way than side by side. */
+static int open_lock(const char *variable)
+{
+    const char *path = getenv(variable);
+    return path != NULL && path[0] != '\0' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+static void lock(int fd, int how)
+{
+    while (fd >= 0 && flock(fd, how) != 0 && errno == EINTR)
+        ;
+}
+
+static void take_the_gpu(const worker_state *state, bool alone)
+{
+    lock(state->turnstile, LOCK_EX);
+    lock(state->gpu_lock, alone ? LOCK_EX : LOCK_SH);
+    lock(state->turnstile, LOCK_UN);
+}
+
+/* Runs test t with Check in no-fork mode; its failure message goes in message. */
+static enum verdict run_test(int t, char *message, size_t size)
+{
+    char sentence[256];
+    sentence_from_name(registered[t].test->name, sentence, sizeof sentence);
+    Suite *suite = suite_create(course_exercise_info.id);
+    TCase *test_case = tcase_create(sentence);
+    tcase_add_test(test_case, registered[t].test);
+    suite_add_tcase(suite, test_case);
+    SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_NOFORK);
+    course_test_completed = false;
+    srunner_run_all(runner, CK_SILENT);
+
+    enum verdict verdict = VERDICT_FAIL;
+    TestResult **results = srunner_results(runner);
+    if (srunner_ntests_run(runner) != 1) {
+        snprintf(message, size, "the test did not run (Check ran %d tests)",
+                 srunner_ntests_run(runner));
+    } else if (tr_rtype(results[0]) == CK_PASS && course_test_completed) {
+        verdict = VERDICT_PASS;
+        message[0] = '\0';
+    } else if (tr_rtype(results[0]) == CK_PASS) {
+        snprintf(message, size,
+                 "the test stopped before its end without failing: the code under test left "
+                 "it by a jump (longjmp, or a signal handler's return)");
+    } else {
+        snprintf(message, size, "%s", tr_msg(results[0]) ? tr_msg(results[0]) : "failed");
+    }
+    free(results);
+    srunner_free(runner);
+    return verdict;
+}
+
+/* After a test: gives back what it left, and says whether the next test can share this
+ * process. A context that a CUDA error has poisoned fails the test that poisoned it. */
+static bool tidy_up(const worker_state *state, enum verdict *verdict, char *message, size_t size)
+{
+    trace_stop();
+    cuda_check_set_handler(NULL);
+    harness_release_buffers();
+    if (!state->use_cuda)
+        return thread_count() <= state->threads;
+
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); /* an ordinary error clears; one that poisons stays */
+        err = cudaDeviceSynchronize();
+    }
+    (void)cudaGetLastError();
+    if (err != cudaSuccess) {
+        char why[256];
+        size_t used = strlen(message);
+        snprintf(message + used, size - used,
+                 "%sthe code left the GPU in an error state that no later call can clear: %s. "
+                 "This happens when a kernel touches memory it does not own, or a launch fails; "
+                 "every CUDA call after it in this process fails the same way",
+                 used ? ". Also, " : "", cuda_error_describe(err, why, sizeof why));
+        *verdict = VERDICT_FAIL;
+        return false;
+    }
+    bool complete = true;
+    (void)ledger_release_all(&complete);
+    size_t device_free = 0, total = 0;
+    bool memory_back = cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
+                       device_free + DEVICE_MEMORY_SLACK >= state->device_free;
+    (void)cudaGetLastError();
+    return complete && memory_back && thread_count() <= state->threads;
+}
+
+static void send_hello(int reply_fd, bool gpu_ok, const char *why)
+{
+    hello h;
+    memset(&h, 0, sizeof h);
+    h.gpu_ok = gpu_ok;
+    snprintf(h.why, sizeof h.why, "%s", why);
+    (void)write_all(reply_fd, &h, sizeof h);
+}
+
+static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
+{
+    worker_state state = {use_cuda, 0, 0, open_lock("COURSE_GPU_LOCK"),
+                          open_lock("COURSE_GPU_TURNSTILE"), open_lock("COURSE_CONTEXT_LOCK")};
+    if (use_cuda) {
+        int count = 0;
+        char why[256] = "";
+        lock(state.context_lock, LOCK_EX);
+        cudaError_t err = cudaGetDeviceCount(&count);
+        if (err == cudaSuccess && count > 0)
+            err = cudaFree(NULL); /* makes the context now, outside any test's time */
+        lock(state.context_lock, LOCK_UN);
+        if (err != cudaSuccess || count == 0) {
+            if (err != cudaSuccess)
+                cuda_error_describe(err, why, sizeof why);
+            else
+                snprintf(why, sizeof why, "the CUDA runtime found no device");
+            send_hello(reply_fd, false, why);
+            _exit(0);
+        }
+        size_t total = 0;
+        (void)cudaMemGetInfo(&state.device_free, &total);
+    }
+    state.threads = thread_count();
+    send_hello(reply_fd, true, "");
+
+    static char message[sizeof(((test_outcome *)0)->message)];
+    for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
+        if (c.test >= (uint32_t)registered_count)
+            break;
+        take_the_gpu(&state, registered[c.test].timed);
+        running_test = (int)c.test;
+        enum verdict verdict = run_test((int)c.test, message, sizeof message);
+        running_test = -1;
+        bool can_go_on = tidy_up(&state, &verdict, message, sizeof message);
+        lock(state.gpu_lock, LOCK_UN);
+        fflush(NULL); /* what the test printed goes out before its verdict */
+        reply r = {c.nonce, c.test, verdict, !can_go_on, (uint32_t)strlen(message)};
+        if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
+            break;
+        if (!can_go_on)
+            break;
+    }
+    fflush(NULL);
+    _exit(0);
+}
+
+/* --- The judge ----------------------------------------------------------------------------- */
+
+typedef struct worker {
+    pid_t pid;
+    int command_fd, reply_fd, output_fd;
+} worker;
+
+static int result_fd = -1; /* make grade's channel, held by the judge alone */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Starts a worker: its standard output and error go to a pipe the judge reads. */
+static bool start_worker(worker *w, bool use_cuda)
+{
+    int to_worker[2], from_worker[2], output[2];
+    if (pipe2(to_worker, O_CLOEXEC) != 0)
+        return false;
+    if (pipe2(from_worker, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
+        close(to_worker[0]);
+        close(to_worker[1]);
         return false;
     }
     fflush(NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        close(channel[0]);
-        int count = 0;
-        cudaError_t err = cudaGetDeviceCount(&count);
-        char message[256];
-        if (err != cudaSuccess)
-            cuda_error_describe(err, message, sizeof message);
-        else
-            snprintf(message, sizeof message, "%d", count);
-        ssize_t ignored = write(channel[1], message, strlen(message));
-        (void)ignored;
-        _exit(err == cudaSuccess && count > 0 ? 0 : 1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group, so that what it starts dies with it */
+        signal(SIGPIPE, SIG_DFL);
+        if (result_fd >= 0)
+            close(result_fd);
+        dup2(output[1], STDOUT_FILENO);
+        dup2(output[1], STDERR_FILENO);
+        close(to_worker[1]);
+        close(from_worker[0]);
+        close(output[0]);
+        worker_main(to_worker[0], from_worker[1], use_cuda);
     }
-    close(channel[1]);
-    ssize_t got = child > 0 ? read(channel[0], why, size - 1) : -1;
-    why[got > 0 ? got : 0] = '\0';
-    close(channel[0]);
-    int status = 0;
-    if (child < 0 || waitpid(child, &status, 0) < 0) {
-        snprintf(why, size, "could not start a process to look for a GPU");
+    close(to_worker[0]);
+    close(from_worker[1]);
+    close(output[1]);
+    if (pid < 0) {
+        close(to_worker[1]);
+        close(from_worker[0]);
+        close(output[0]);
         return false;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return true;
-    if (got <= 0)
-        snprintf(why, size, "the CUDA runtime crashed while looking for a device");
-    else if (strcmp(why, "0") == 0)
-        snprintf(why, size, "the CUDA runtime found no device");
-    return false;
+    setpgid(pid, pid);
+    fcntl(output[0], F_SETFL, O_NONBLOCK);
+    fcntl(from_worker[0], F_SETFL, O_NONBLOCK);
+    *w = (worker){pid, to_worker[1], from_worker[0], output[0]};
+    return true;
+}
+
+/* A test's own output: the last OUTPUT_KEPT bytes, and how many came before them. */
+typedef struct captured_output {
+    char text[OUTPUT_KEPT + 1];
+    size_t length;
+    size_t dropped;
+} captured_output;
+
+static void keep_output(captured_output *out, const char *data, size_t size)
+{
+    if (size >= OUTPUT_KEPT) {
+        out->dropped += out->length + size - OUTPUT_KEPT;
+        memcpy(out->text, data + size - OUTPUT_KEPT, OUTPUT_KEPT);
+        out->length = OUTPUT_KEPT;
+    } else {
+        size_t keep = out->length + size > OUTPUT_KEPT ? OUTPUT_KEPT - size : out->length;
+        out->dropped += out->length - keep;
+        memmove(out->text, out->text + out->length - keep, keep);
+        memcpy(out->text + keep, data, size);
+        out->length = keep + size;
+    }
+    out->text[out->length] = '\0';
+}
+
+static size_t printed_total; /* bytes the tests printed, all of them */
+
+/* Reads what the worker printed that is there now; false at its end. */
+static bool drain_output(const worker *w, captured_output *out)
+{
+    char buffer[65536];
+    for (;;) {
+        ssize_t got = read(w->output_fd, buffer, sizeof buffer);
+        if (got > 0) {
+            printed_total += (size_t)got;
+            if (out != NULL)
+                keep_output(out, buffer, (size_t)got);
+            continue;
+        }
+        return !(got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR));
+    }
+}
+
+/* Waits until the worker's verdict pipe holds `size` more bytes at buffer, or the deadline,
+ * reading its output meanwhile. Returns 1 when read, 0 at the pipe's end, -1 at the deadline. */
+static int await(const worker *w, void *buffer, size_t size, double deadline, captured_output *out)
+{
+    char *at = buffer;
+    while (size > 0) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return -1;
+        struct pollfd fds[2] = {{w->reply_fd, POLLIN, 0}, {w->output_fd, POLLIN, 0}};
+        int ready = poll(fds, 2, (int)ceil(left * 1000));
+        if (ready < 0 && errno != EINTR)
+            return 0;
+        if (fds[1].revents)
+            (void)drain_output(w, out);
+        if (fds[0].revents == 0)
+            continue;
+        ssize_t got = read(w->reply_fd, at, size);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+            return 0;
+        if (got > 0) {
+            at += got;
+            size -= (size_t)got;
+        }
+    }
+    return 1;
+}
+
+/* Ends the worker (it has had its chance) and says how it ended, in `status`. */
+static void stop_worker(worker *w, bool ask_first, int *status, captured_output *out)
+{
+    if (ask_first) {
+        command quit = {QUIT, 0};
+        (void)write_all(w->command_fd, &quit, sizeof quit);
+    }
+    close(w->command_fd);
+    /* A worker that has already ended, or is ending, gets a moment to say how. */
+    pid_t done = 0;
+    for (int tries = 0; tries < 200 && (done = waitpid(w->pid, status, WNOHANG)) == 0; tries++) {
+        (void)drain_output(w, out);
+        usleep(5000);
+    }
+    if (done == 0) {
+        kill(-w->pid, SIGKILL);
+        kill(w->pid, SIGKILL);
+        waitpid(w->pid, status, 0);
+    }
+    kill(-w->pid, SIGKILL); /* whatever it started */
+    (void)drain_output(w, out);
+    close(w->reply_fd);
+    close(w->output_fd);
+    w->pid = 0;
+}
+
+/* What ended a worker in the middle of a test, in the learner's terms. */
+static void explain_death(int status, char *out, size_t size)
+{
+    if (WIFSIGNALED(status)) {
+        int signal_number = WTERMSIG(status);
+        const char *advice =
+            signal_number == SIGABRT
+                ? "The C library aborts like this when free() or realloc() is given a pointer "
+                  "malloc never returned (device memory, pinned memory from cudaMallocHost, "
+                  "a pointer freed already) or when a buffer was overrun"
+                : "Look for a pointer used after it was freed, a device pointer dereferenced on "
+                  "the host, or an index past the end";
+        snprintf(out, size, "crashed: Received signal %d (%s). %s", signal_number,
+                 strsignal(signal_number), advice);
+    } else if (WIFEXITED(status)) {
+        snprintf(out, size,
+                 "the code called exit(%d) instead of returning: report errors to the caller, "
+                 "never end the program from a library function",
+                 WEXITSTATUS(status));
+    } else {
+        snprintf(out, size, "the test's process ended unexpectedly");
+    }
+}
+
+static void append_output(char *message, size_t size, const captured_output *out)
+{
+    if (out->length == 0)
+        return;
+    size_t used = strlen(message);
+    snprintf(message + used, size - used, "\nIt printed%s:\n%s%s",
+             out->dropped ? " (the end of it)" : "", out->dropped ? "..." : "", out->text);
+    used = strlen(message);
+    while (used > 0 && message[used - 1] == '\n')
+        message[--used] = '\0';
 }
 
 static double timeout_seconds(void)
 {
     const char *text = getenv("COURSE_TEST_TIMEOUT");
-    double seconds = text ? strtod(text, NULL) : 0;
-    return seconds > 0 ? seconds : DEFAULT_TIMEOUT_S;
-}
-
-/* Check's words for a test that did not finish, in the learner's terms. */
-static void explain_error(const char *message, double timeout, char *out, size_t size)
-{
-    int signal_number = 0, exit_value = 0;
-    if (strstr(message, "timeout") != NULL)
-        snprintf(out, size,
-                 "did not finish within %g s: the code hangs, waits for something that never "
-                 "happens, or loops without end",
-                 timeout);
-    else if (sscanf(message, "Received signal %d", &signal_number) == 1)
-        snprintf(out, size,
-                 "crashed: %s. Look for a pointer used after it was freed, a host "
-                 "pointer dereferenced on the wrong side, or an index past the end",
-                 message);
-    else if (sscanf(message, "Early exit with return value %d", &exit_value) == 1)
-        snprintf(out, size,
-                 "the code called exit(%d) instead of returning: report errors to "
-                 "the caller, never end the program from a library function",
-                 exit_value);
-    else
-        snprintf(out, size, "%s", message);
+    if (text == NULL || text[0] == '\0')
+        return DEFAULT_TIMEOUT_S;
+    char *end = NULL;
+    errno = 0;
+    double seconds = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !(seconds >= 0.1 && seconds <= MAX_TIMEOUT_S)) {
+        fprintf(stderr,
+                "COURSE_TEST_TIMEOUT=%s is not a time this harness can keep: say how many "
+                "seconds one test may take, a number from 0.1 to %g (the default is %g)\n",
+                text, MAX_TIMEOUT_S, DEFAULT_TIMEOUT_S);
+        exit(2);
+    }
+    return seconds;
 }
 
 static bool source_is_untouched_stub(const char *path)
@@ -164,18 +570,6 @@ static void usage(const char *program)
     exit(2);
 }
 
-/* The result channel, while this process holds it; -1 otherwise. */
-static int result_fd = -1;
-
-/* A checked fixture: Check runs it in each test's child before the test body,
- * so no code under test ever runs while the child holds the channel. */
-static void close_result_channel(void)
-{
-    if (result_fd >= 0)
-        close(result_fd);
-    result_fd = -1;
-}
-
 /* The descriptor number in text, if it names an open descriptor other than 0 to 2. */
 static int parse_result_fd(const char *text)
 {
@@ -184,6 +578,100 @@ static int parse_result_fd(const char *text)
     if (end == text || *end != '\0' || fd <= STDERR_FILENO || fd > INT_MAX)
         return -1;
     return fcntl((int)fd, F_GETFD) == -1 ? -1 : (int)fd;
+}
+
+static uint64_t draw_nonce(void)
+{
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = (uint64_t)now_s() * 2654435761u ^ (uint64_t)getpid() << 32;
+    return nonce;
+}
+
+/* Runs every test, each in the current worker or, after one could not go on, a new one.
+ * Returns false, with the reason in why, when the first worker found no GPU. */
+static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char *why,
+                    size_t why_size)
+{
+    worker w = {0, -1, -1, -1};
+    int workers_started = 0;
+    for (int t = 0; t < registered_count; t++) {
+        captured_output out = {.length = 0};
+        if (w.pid == 0) {
+            hello h;
+            int status = 0;
+            if (!start_worker(&w, use_cuda)) {
+                snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                         "the test did not run: no process could be started for it (%s)",
+                         strerror(errno));
+                continue;
+            }
+            workers_started++;
+            int got = await(&w, &h, sizeof h, now_s() + WORKER_START_S, &out);
+            if (got != 1 || !h.gpu_ok) {
+                stop_worker(&w, false, &status, &out);
+                if (got == 1)
+                    snprintf(why, why_size, "%s", h.why);
+                else
+                    snprintf(why, why_size,
+                             "the CUDA runtime %s while looking for a device",
+                             got == 0 ? "crashed" : "hung");
+                if (workers_started == 1)
+                    return false;
+                snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                         "the test did not run: its process could not use the GPU (%s)", why);
+                continue;
+            }
+            out.length = out.dropped = 0;
+        }
+
+        command c = {(uint32_t)t, draw_nonce()};
+        reply r;
+        int got = write_all(w.command_fd, &c, sizeof c)
+                      ? await(&w, &r, sizeof r, now_s() + timeout, &out)
+                      : 0;
+        bool genuine = got == 1 && r.nonce == c.nonce && r.test == c.test &&
+                       r.message_length < sizeof outcomes[t].message;
+        if (genuine) {
+            got = await(&w, outcomes[t].message, r.message_length, now_s() + timeout, &out);
+            outcomes[t].message[got == 1 ? r.message_length : 0] = '\0';
+            genuine = got == 1;
+        }
+        outcomes[t].ran = true;
+        if (genuine) {
+            (void)drain_output(&w, &out);
+            outcomes[t].passed = r.verdict == VERDICT_PASS;
+            if (r.start_afresh) {
+                int status;
+                stop_worker(&w, true, &status, NULL);
+            }
+        } else {
+            int status = 0;
+            stop_worker(&w, false, &status, &out);
+            outcomes[t].passed = false;
+            if (got == -1)
+                snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                         "did not finish within %g s: the code hangs, waits for something that "
+                         "never happens, or loops without end",
+                         timeout);
+            else if (got == 0)
+                explain_death(status, outcomes[t].message, sizeof outcomes[t].message);
+            else
+                snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                         "the test's verdict did not come back whole: something in the test's "
+                         "process wrote over the harness's own channel");
+        }
+        if (!outcomes[t].passed)
+            append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
+    }
+    if (w.pid != 0) {
+        int status;
+        stop_worker(&w, true, &status, NULL);
+    }
+    if (getenv("COURSE_RUNNER_STATS"))
+        fprintf(stderr, "runner: %d worker%s for %d tests\n", workers_started,
+                workers_started == 1 ? "" : "s", registered_count);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -219,68 +707,40 @@ int main(int argc, char **argv)
     }
 
     qsort(registered, (size_t)registered_count, sizeof registered[0], by_line);
-    test_outcome outcomes[MAX_TESTS];
-    memset(outcomes, 0, sizeof outcomes);
+    static test_outcome outcomes[MAX_TESTS];
     for (int t = 0; t < registered_count; t++) {
         sentence_from_name(registered[t].test->name, outcomes[t].sentence,
                            sizeof outcomes[t].sentence);
         outcomes[t].points = registered[t].points;
+        outcomes[t].timed = registered[t].timed;
     }
     if (rubric_only) {
         report_rubric(&options, outcomes, registered_count);
         return 0;
     }
 
+    double timeout = timeout_seconds();
+    prctl(PR_SET_DUMPABLE, 0); /* the worker runs as this user: keep it out of this memory */
+    signal(SIGPIPE, SIG_IGN);  /* a worker that died mid-test is noticed by its pipe's end */
     /* The harness's own self-test runs tests that never touch CUDA, GPU or not. */
+    bool use_cuda = getenv("COURSE_SKIP_GPU_PROBE") == NULL;
     char why[256];
-    if (getenv("COURSE_SKIP_GPU_PROBE") == NULL && !gpu_present(why, sizeof why)) {
+    if (!run_all(outcomes, timeout, use_cuda, why, sizeof why)) {
         report_no_gpu(&options, outcomes, registered_count, why);
         return EXIT_NO_GPU;
     }
 
-    double timeout = timeout_seconds();
-    Suite *suite = suite_create(course_exercise_info.id);
-    for (int t = 0; t < registered_count; t++) {
-        /* One case per test, named by its sentence: Check reports results by case. */
-        TCase *test_case = tcase_create(outcomes[t].sentence);
-        tcase_set_timeout(test_case, timeout);
-        if (result_fd >= 0)
-            tcase_add_checked_fixture(test_case, close_result_channel, NULL);
-        tcase_add_exit_test(test_case, registered[t].test, COURSE_TEST_COMPLETED);
-        suite_add_tcase(suite, test_case);
-    }
-    SRunner *runner = srunner_create(suite);
-    srunner_set_fork_status(runner, CK_FORK); /* whatever CK_FORK in the environment says */
-    srunner_run_all(runner, CK_SILENT);
-
-    TestResult **results = srunner_results(runner);
-    int result_count = srunner_ntests_run(runner);
-    for (int r = 0; r < result_count; r++) {
-        for (int t = 0; t < registered_count; t++) {
-            if (strcmp(tr_tcname(results[r]), outcomes[t].sentence) != 0)
-                continue;
-            outcomes[t].ran = true;
-            outcomes[t].passed = tr_rtype(results[r]) == CK_PASS;
-            const char *message = tr_msg(results[r]) ? tr_msg(results[r]) : "";
-            if (tr_rtype(results[r]) == CK_ERROR)
-                explain_error(message, timeout, outcomes[t].message, sizeof outcomes[t].message);
-            else if (!outcomes[t].passed)
-                snprintf(outcomes[t].message, sizeof outcomes[t].message, "%s", message);
-        }
-    }
-    free(results);
-    srunner_free(runner);
-
     bool all_passed = true;
     bool none_passed = true;
     for (int t = 0; t < registered_count; t++) {
-        if (!outcomes[t].ran)
+        if (!outcomes[t].ran && outcomes[t].message[0] == '\0')
             snprintf(outcomes[t].message, sizeof outcomes[t].message,
                      "the test did not run (the test program itself failed)");
         all_passed &= outcomes[t].passed;
         none_passed &= !outcomes[t].passed;
     }
     options.not_started = none_passed && source_is_untouched_stub(options.source);
+    options.printed_bytes = printed_total;
     report_results(&options, outcomes, registered_count);
     return all_passed ? 0 : 1;
 }

@@ -1,14 +1,18 @@
-/* trace.c - the record of traced calls and the failure-injection schedule. */
+/* trace.c - the record of traced calls, the failure-injection schedule and the ledger. */
 #include "trace.h"
 
 #include "timing.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #define TRACE_CAPACITY 8192
+#define LEDGER_CAPACITY 4096
 
 static traced_call calls[TRACE_CAPACITY];
 static size_t recorded;
+static size_t dropped;
 static size_t made[TRACED_FUNCTION_COUNT]; /* calls made while tracing, by function */
-static bool overflowed;
 static bool tracing;
 
 static struct {
@@ -17,10 +21,85 @@ static struct {
     cudaError_t error;
 } injection[TRACED_FUNCTION_COUNT];
 
+/* --- The description of each call ------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    trace_resource resource;
+    trace_role role;
+    cudaError_t error;
+} described[TRACED_FUNCTION_COUNT] = {
+#define TRACED(name, resource, role, error) {#name, RESOURCE_##resource, ROLE_##role, error},
+#include "traced_calls.def"
+#undef TRACED
+};
+
+static const char *const resource_word[RESOURCE_COUNT] = {
+    "nothing",
+#define RESOURCE(name, words, release) words,
+#include "traced_calls.def"
+#undef RESOURCE
+};
+
+const char *traced_function_name(traced_function function)
+{
+    return function < TRACED_FUNCTION_COUNT ? described[function].name : "(unknown call)";
+}
+
+trace_resource traced_function_resource(traced_function function)
+{
+    return function < TRACED_FUNCTION_COUNT ? described[function].resource : RESOURCE_NONE;
+}
+
+trace_role traced_function_role(traced_function function)
+{
+    return function < TRACED_FUNCTION_COUNT ? described[function].role : ROLE_USE;
+}
+
+cudaError_t traced_function_error(traced_function function)
+{
+    return function < TRACED_FUNCTION_COUNT ? described[function].error : cudaErrorUnknown;
+}
+
+const char *resource_words(trace_resource resource)
+{
+    return resource < RESOURCE_COUNT ? resource_word[resource] : "something";
+}
+
+static const char *const resource_partner[RESOURCE_COUNT] = {
+    "nothing",
+#define RESOURCE(name, words, release) #release,
+#include "traced_calls.def"
+#undef RESOURCE
+};
+
+const char *resource_release_call(trace_resource resource)
+{
+    return resource < RESOURCE_COUNT ? resource_partner[resource] : "its release";
+}
+
+const char *resource_releases(trace_resource resource)
+{
+    static char words[256];
+    size_t used = 0, found = 0;
+    words[0] = '\0';
+    for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
+        if (described[f].resource != resource || described[f].role != ROLE_RELEASE)
+            continue;
+        int written = snprintf(words + used, sizeof words - used, "%s%s", found ? " or " : "",
+                               described[f].name);
+        used += written > 0 && (size_t)written < sizeof words - used ? (size_t)written : 0;
+        found++;
+    }
+    return words;
+}
+
+/* --- The trace ------------------------------------------------------------------------- */
+
 void trace_start(void)
 {
     recorded = 0;
-    overflowed = false;
+    dropped = 0;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
         made[f] = 0;
         injection[f].armed = false;
@@ -66,9 +145,19 @@ const traced_call *trace_nth(traced_function function, size_t n)
     return NULL;
 }
 
-bool trace_overflowed(void)
+size_t trace_count_acquired(trace_resource resource)
 {
-    return overflowed;
+    size_t count = 0;
+    for (size_t i = 0; i < recorded; i++)
+        count += traced_function_role(calls[i].function) == ROLE_ACQUIRE &&
+                 traced_function_resource(calls[i].function) == resource &&
+                 calls[i].result == cudaSuccess && calls[i].handle != NULL;
+    return count;
+}
+
+size_t trace_dropped(void)
+{
+    return dropped;
 }
 
 void trace_inject_failure(traced_function function, size_t n, cudaError_t error)
@@ -88,16 +177,92 @@ bool trace_should_fail(traced_function function, cudaError_t *error)
     return false;
 }
 
-void trace_record(const traced_call *call)
+/* --- The ledger: what is held, traced or not ---------------------------------------------- */
+
+static struct {
+    trace_resource resource;
+    const void *handle;
+} held[LEDGER_CAPACITY];
+static size_t held_count;
+static bool ledger_overflowed;
+
+static void ledger_note(const traced_call *call)
 {
+    trace_resource resource = traced_function_resource(call->function);
+    if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
+        return;
+    if (traced_function_role(call->function) == ROLE_ACQUIRE) {
+        if (held_count == LEDGER_CAPACITY) {
+            ledger_overflowed = true;
+            return;
+        }
+        held[held_count].resource = resource;
+        held[held_count].handle = call->handle;
+        held_count++;
+        return;
+    }
+    for (size_t i = held_count; i-- > 0;)
+        if (held[i].resource == resource && held[i].handle == call->handle) {
+            held[i] = held[--held_count];
+            return;
+        }
+}
+
+void trace_record(const traced_call *call, bool tracing_this_call)
+{
+    ledger_note(call);
+    if (!tracing_this_call)
+        return;
     if (recorded == TRACE_CAPACITY) {
-        overflowed = true;
+        dropped++;
         return;
     }
     calls[recorded] = *call;
     calls[recorded].host_ms = host_clock_ms();
     recorded++;
 }
+
+size_t ledger_held(trace_resource resource)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < held_count; i++)
+        count += held[i].resource == resource;
+    return count;
+}
+
+static cudaError_t release(trace_resource resource, const void *handle)
+{
+    switch (resource) {
+#define RESOURCE(name, words, release_call)                                                        \
+    case RESOURCE_##name: return release_call((void *)handle);
+#include "traced_calls.def"
+#undef RESOURCE
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+size_t ledger_release_all(bool *complete)
+{
+    bool was_tracing = tracing;
+    tracing = false;
+    size_t released = 0;
+    for (int r = RESOURCE_NONE + 1; r < RESOURCE_COUNT; r++)
+        for (size_t i = held_count; i-- > 0;) {
+            if (held[i].resource != (trace_resource)r)
+                continue;
+            const void *handle = held[i].handle;
+            held[i] = held[--held_count]; /* the wrapper would drop it too; once is enough */
+            (void)release((trace_resource)r, handle);
+            released++;
+        }
+    held_count = 0;
+    *complete = !ledger_overflowed;
+    ledger_overflowed = false;
+    tracing = was_tracing;
+    return released;
+}
+
+/* --- Pointers and kinds ------------------------------------------------------------------ */
 
 memory_location trace_locate(const void *ptr)
 {
@@ -115,16 +280,6 @@ memory_location trace_locate(const void *ptr)
     case cudaMemoryTypeManaged: return LOCATION_MANAGED;
     }
     return LOCATION_UNKNOWN;
-}
-
-const char *traced_function_name(traced_function function)
-{
-    static const char *const names[] = {
-#define TRACED(name) #name,
-#include "traced_calls.def"
-#undef TRACED
-    };
-    return function < TRACED_FUNCTION_COUNT ? names[function] : "(unknown call)";
 }
 
 const char *memory_location_name(memory_location location)

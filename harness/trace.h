@@ -1,12 +1,16 @@
 /* trace.h - what the learner's code asked of the CUDA runtime, and failures on demand.
  *
- * Every call listed in traced_calls.def is linked through a wrapper
+ * Every call described in traced_calls.def is linked through a wrapper
  * (-Wl,--wrap=cudaMemcpy and so on). While tracing is on, the wrapper records
  * the call (its arguments, where each pointer lives, what it returned) before
  * or instead of passing it to the runtime; a test can also make the n-th call
  * of a function fail with an error of its choice, to see whether the learner's
  * code notices. While tracing is off (the harness's own set-up and checks) the
  * wrappers pass calls straight through.
+ *
+ * Whether tracing or not, the wrappers keep a ledger of what is held (device
+ * and pinned memory, registrations, events, streams): between two tests that
+ * share a process, the harness gives back whatever the first one left.
  */
 #ifndef COURSE_TRACE_H
 #define COURSE_TRACE_H
@@ -16,11 +20,22 @@
 #include <stddef.h>
 
 typedef enum traced_function {
-#define TRACED(name) TRACED_##name,
+#define TRACED(name, resource, role, error) TRACED_##name,
 #include "traced_calls.def"
 #undef TRACED
     TRACED_FUNCTION_COUNT
 } traced_function;
+
+/* What a call acquires or releases (traced_calls.def's RESOURCE rows). */
+typedef enum trace_resource {
+    RESOURCE_NONE,
+#define RESOURCE(name, words, release) RESOURCE_##name,
+#include "traced_calls.def"
+#undef RESOURCE
+    RESOURCE_COUNT
+} trace_resource;
+
+typedef enum trace_role { ROLE_USE, ROLE_ACQUIRE, ROLE_RELEASE } trace_role;
 
 /* Where a pointer points, as cudaPointerGetAttributes sees it. */
 typedef enum memory_location {
@@ -36,12 +51,15 @@ typedef struct traced_call {
     traced_function function;
     cudaError_t result;
     bool injected; /* the harness made this call fail; the runtime never saw it */
-    void *dst;     /* cudaMemcpy*, cudaMemset: destination; cudaFree*: the pointer */
+    /* What an acquisition returned through its out-parameter, or what a release gave back:
+     * a pointer, an event or a stream. */
+    const void *handle;
+    void *dst; /* cudaMemcpy*, cudaMemset: destination; cudaFree*: the pointer */
     const void *src;
     memory_location dst_location, src_location;
-    size_t bytes; /* copies, sets and allocations */
+    size_t bytes; /* copies, sets, allocations and registrations */
     enum cudaMemcpyKind kind;
-    void *allocated; /* what an allocation returned through its out-parameter */
+    unsigned int flags; /* cudaHostAlloc, cudaHostRegister, ...WithFlags, cudaStreamWaitEvent */
     cudaEvent_t event, end_event;
     cudaStream_t stream;
     double host_ms; /* host clock when the call returned */
@@ -56,13 +74,31 @@ size_t trace_count(void);                   /* calls recorded, all functions */
 const traced_call *trace_get(size_t index); /* 0-based over all calls, NULL past the end */
 size_t trace_count_of(traced_function function);
 const traced_call *trace_nth(traced_function function, size_t n); /* 1-based; NULL if fewer */
-bool trace_overflowed(void); /* more calls were made than the trace keeps */
+/* Successful acquisitions of `resource` in the trace, by any call that acquires it. */
+size_t trace_count_acquired(trace_resource resource);
+size_t trace_dropped(void); /* calls made but not kept: the trace was full */
 
 /* Makes the n-th (1-based) call of `function` return `error` without reaching
  * the runtime. For allocations the out-parameter is left untouched. */
 void trace_inject_failure(traced_function function, size_t n, cudaError_t error);
 
+/* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);
+trace_resource traced_function_resource(traced_function function);
+trace_role traced_function_role(traced_function function);
+cudaError_t traced_function_error(traced_function function);
+const char *resource_words(trace_resource resource); /* "device memory" */
+/* The call that gives `resource` back, as its RESOURCE row names it: "cudaFree". */
+const char *resource_release_call(trace_resource resource);
+/* Every call that releases `resource`, in words: "cudaFree or cudaFreeAsync". */
+const char *resource_releases(trace_resource resource);
+
+/* The ledger: what is held now, whoever acquired it, traced or not. */
+size_t ledger_held(trace_resource resource);
+/* Gives back everything held (events and streams after the memory they may use); returns how
+ * many it gave back. False in *complete when the ledger had overflowed, so some could not be. */
+size_t ledger_release_all(bool *complete);
+
 const char *memory_location_name(memory_location location);
 const char *memcpy_kind_name(enum cudaMemcpyKind kind);
 /* The kind that matches a copy between these locations. */
@@ -72,6 +108,7 @@ enum cudaMemcpyKind memcpy_kind_for(memory_location dst, memory_location src);
 memory_location trace_locate(const void *ptr);
 /* Internal: returns true and the error to give when this call is to fail; counts the call. */
 bool trace_should_fail(traced_function function, cudaError_t *error);
-void trace_record(const traced_call *call);
+/* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
+void trace_record(const traced_call *call, bool tracing);
 
 #endif

@@ -2,7 +2,10 @@
  *
  * The linker sends every reference to cudaX in the program to __wrap_cudaX
  * (-Wl,--wrap=cudaX), and __real_cudaX reaches the runtime. Each wrapper asks
- * whether this call is to fail, records it, and otherwise passes it on.
+ * whether this call is to fail, fills in what is particular to the call, and
+ * otherwise passes it on; FINISH records it (trace and ledger) from the row that
+ * describes it. A wrapper says only what the description cannot: which argument
+ * is the handle, the size, the pointers.
  */
 #include "trace.h"
 
@@ -10,7 +13,7 @@
 
 #define DECLARE_REAL(ret, name, params) ret __real_##name params;
 
-/* Start a record for this call; `call` and `error` are in scope afterwards. */
+/* Start a record for this call; `call`, `tracing`, `fail` and `error` are in scope afterwards. */
 #define BEGIN(name)                                                                                \
     traced_call call;                                                                              \
     memset(&call, 0, sizeof call);                                                                 \
@@ -26,29 +29,54 @@
             error = real_call;                                                                     \
         call.result = error;                                                                       \
         call.injected = fail;                                                                      \
-        if (tracing)                                                                               \
-            trace_record(&call);                                                                   \
+        trace_record(&call, tracing);                                                              \
         return error;                                                                              \
     } while (0)
+
+/* An acquisition: run it unless it is to fail, and keep what its out-parameter received. */
+#define ACQUIRE(out, real_call)                                                                    \
+    do {                                                                                           \
+        if (!fail) {                                                                               \
+            error = real_call;                                                                     \
+            call.handle = error == cudaSuccess && (out) ? (const void *)*(out) : NULL;             \
+        }                                                                                          \
+        FINISH(error);                                                                             \
+    } while (0)
+
+/* --- Memory --------------------------------------------------------------------------------- */
 
 DECLARE_REAL(cudaError_t, cudaMalloc, (void **, size_t))
 cudaError_t __wrap_cudaMalloc(void **ptr, size_t bytes)
 {
     BEGIN(cudaMalloc);
     call.bytes = bytes;
-    if (!fail) {
-        error = __real_cudaMalloc(ptr, bytes);
-        call.allocated = error == cudaSuccess && ptr ? *ptr : NULL;
-    }
-    FINISH(error);
+    ACQUIRE(ptr, __real_cudaMalloc(ptr, bytes));
+}
+
+DECLARE_REAL(cudaError_t, cudaMallocAsync, (void **, size_t, cudaStream_t))
+cudaError_t __wrap_cudaMallocAsync(void **ptr, size_t bytes, cudaStream_t stream)
+{
+    BEGIN(cudaMallocAsync);
+    call.bytes = bytes;
+    call.stream = stream;
+    ACQUIRE(ptr, __real_cudaMallocAsync(ptr, bytes, stream));
 }
 
 DECLARE_REAL(cudaError_t, cudaFree, (void *))
 cudaError_t __wrap_cudaFree(void *ptr)
 {
     BEGIN(cudaFree);
-    call.dst = ptr;
+    call.handle = call.dst = ptr;
     FINISH(__real_cudaFree(ptr));
+}
+
+DECLARE_REAL(cudaError_t, cudaFreeAsync, (void *, cudaStream_t))
+cudaError_t __wrap_cudaFreeAsync(void *ptr, cudaStream_t stream)
+{
+    BEGIN(cudaFreeAsync);
+    call.handle = call.dst = ptr;
+    call.stream = stream;
+    FINISH(__real_cudaFreeAsync(ptr, stream));
 }
 
 DECLARE_REAL(cudaError_t, cudaMallocHost, (void **, size_t))
@@ -56,11 +84,7 @@ cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
 {
     BEGIN(cudaMallocHost);
     call.bytes = bytes;
-    if (!fail) {
-        error = __real_cudaMallocHost(ptr, bytes);
-        call.allocated = error == cudaSuccess && ptr ? *ptr : NULL;
-    }
-    FINISH(error);
+    ACQUIRE(ptr, __real_cudaMallocHost(ptr, bytes));
 }
 
 DECLARE_REAL(cudaError_t, cudaHostAlloc, (void **, size_t, unsigned int))
@@ -68,27 +92,62 @@ cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 {
     BEGIN(cudaHostAlloc);
     call.bytes = bytes;
-    if (!fail) {
-        error = __real_cudaHostAlloc(ptr, bytes, flags);
-        call.allocated = error == cudaSuccess && ptr ? *ptr : NULL;
-    }
-    FINISH(error);
+    call.flags = flags;
+    ACQUIRE(ptr, __real_cudaHostAlloc(ptr, bytes, flags));
 }
 
 DECLARE_REAL(cudaError_t, cudaFreeHost, (void *))
 cudaError_t __wrap_cudaFreeHost(void *ptr)
 {
     BEGIN(cudaFreeHost);
-    call.dst = ptr;
+    call.handle = call.dst = ptr;
     FINISH(__real_cudaFreeHost(ptr));
 }
 
-/* Copies and sets: where both ends live is looked up before the call runs. */
-static void locate_ends(traced_call *call, void *dst, const void *src, size_t bytes)
+DECLARE_REAL(cudaError_t, cudaHostRegister, (void *, size_t, unsigned int))
+cudaError_t __wrap_cudaHostRegister(void *ptr, size_t bytes, unsigned int flags)
+{
+    BEGIN(cudaHostRegister);
+    call.dst = ptr;
+    call.bytes = bytes;
+    call.flags = flags;
+    if (!fail) {
+        error = __real_cudaHostRegister(ptr, bytes, flags);
+        call.handle = ptr;
+    }
+    FINISH(error);
+}
+
+DECLARE_REAL(cudaError_t, cudaHostUnregister, (void *))
+cudaError_t __wrap_cudaHostUnregister(void *ptr)
+{
+    BEGIN(cudaHostUnregister);
+    call.handle = call.dst = ptr;
+    FINISH(__real_cudaHostUnregister(ptr));
+}
+
+DECLARE_REAL(cudaError_t, cudaHostGetDevicePointer, (void **, void *, unsigned int))
+cudaError_t __wrap_cudaHostGetDevicePointer(void **d_ptr, void *h_ptr, unsigned int flags)
+{
+    BEGIN(cudaHostGetDevicePointer);
+    call.src = h_ptr;
+    call.flags = flags;
+    if (!fail) {
+        error = __real_cudaHostGetDevicePointer(d_ptr, h_ptr, flags);
+        call.dst = error == cudaSuccess && d_ptr ? *d_ptr : NULL;
+    }
+    FINISH(error);
+}
+
+/* --- Copies and sets: where both ends live is looked up before the call runs ----------------- */
+
+static void locate_ends(traced_call *call, bool tracing, void *dst, const void *src, size_t bytes)
 {
     call->dst = dst;
     call->src = src;
     call->bytes = bytes;
+    if (!tracing)
+        return;
     call->dst_location = trace_locate(dst);
     call->src_location = src ? trace_locate(src) : LOCATION_NULL;
 }
@@ -97,8 +156,7 @@ DECLARE_REAL(cudaError_t, cudaMemcpy, (void *, const void *, size_t, enum cudaMe
 cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
     BEGIN(cudaMemcpy);
-    if (tracing)
-        locate_ends(&call, dst, src, bytes);
+    locate_ends(&call, tracing, dst, src, bytes);
     call.kind = kind;
     FINISH(__real_cudaMemcpy(dst, src, bytes, kind));
 }
@@ -109,8 +167,7 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
                                    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     BEGIN(cudaMemcpyAsync);
-    if (tracing)
-        locate_ends(&call, dst, src, bytes);
+    locate_ends(&call, tracing, dst, src, bytes);
     call.kind = kind;
     call.stream = stream;
     FINISH(__real_cudaMemcpyAsync(dst, src, bytes, kind, stream));
@@ -120,19 +177,28 @@ DECLARE_REAL(cudaError_t, cudaMemset, (void *, int, size_t))
 cudaError_t __wrap_cudaMemset(void *dst, int value, size_t bytes)
 {
     BEGIN(cudaMemset);
-    if (tracing)
-        locate_ends(&call, dst, NULL, bytes);
+    locate_ends(&call, tracing, dst, NULL, bytes);
     FINISH(__real_cudaMemset(dst, value, bytes));
 }
+
+/* --- Events ------------------------------------------------------------------------------ */
 
 DECLARE_REAL(cudaError_t, cudaEventCreate, (cudaEvent_t *))
 cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event)
 {
     BEGIN(cudaEventCreate);
-    if (!fail) {
-        error = __real_cudaEventCreate(event);
-        call.event = error == cudaSuccess && event ? *event : NULL;
-    }
+    if (!fail && (error = __real_cudaEventCreate(event)) == cudaSuccess && event)
+        call.handle = call.event = *event;
+    FINISH(error);
+}
+
+DECLARE_REAL(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t *, unsigned int))
+cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    BEGIN(cudaEventCreateWithFlags);
+    call.flags = flags;
+    if (!fail && (error = __real_cudaEventCreateWithFlags(event, flags)) == cudaSuccess && event)
+        call.handle = call.event = *event;
     FINISH(error);
 }
 
@@ -153,6 +219,14 @@ cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event)
     FINISH(__real_cudaEventSynchronize(event));
 }
 
+DECLARE_REAL(cudaError_t, cudaEventQuery, (cudaEvent_t))
+cudaError_t __wrap_cudaEventQuery(cudaEvent_t event)
+{
+    BEGIN(cudaEventQuery);
+    call.event = event;
+    FINISH(__real_cudaEventQuery(event));
+}
+
 DECLARE_REAL(cudaError_t, cudaEventElapsedTime, (float *, cudaEvent_t, cudaEvent_t))
 cudaError_t __wrap_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
@@ -166,9 +240,11 @@ DECLARE_REAL(cudaError_t, cudaEventDestroy, (cudaEvent_t))
 cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event)
 {
     BEGIN(cudaEventDestroy);
-    call.event = event;
+    call.handle = call.event = event;
     FINISH(__real_cudaEventDestroy(event));
 }
+
+/* --- Device and streams ------------------------------------------------------------------ */
 
 DECLARE_REAL(cudaError_t, cudaDeviceSynchronize, (void))
 cudaError_t __wrap_cudaDeviceSynchronize(void)
@@ -181,10 +257,18 @@ DECLARE_REAL(cudaError_t, cudaStreamCreate, (cudaStream_t *))
 cudaError_t __wrap_cudaStreamCreate(cudaStream_t *stream)
 {
     BEGIN(cudaStreamCreate);
-    if (!fail) {
-        error = __real_cudaStreamCreate(stream);
-        call.stream = error == cudaSuccess && stream ? *stream : NULL;
-    }
+    if (!fail && (error = __real_cudaStreamCreate(stream)) == cudaSuccess && stream)
+        call.handle = call.stream = *stream;
+    FINISH(error);
+}
+
+DECLARE_REAL(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t *, unsigned int))
+cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    BEGIN(cudaStreamCreateWithFlags);
+    call.flags = flags;
+    if (!fail && (error = __real_cudaStreamCreateWithFlags(stream, flags)) == cudaSuccess && stream)
+        call.handle = call.stream = *stream;
     FINISH(error);
 }
 
@@ -196,10 +280,28 @@ cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream)
     FINISH(__real_cudaStreamSynchronize(stream));
 }
 
+DECLARE_REAL(cudaError_t, cudaStreamWaitEvent, (cudaStream_t, cudaEvent_t, unsigned int))
+cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    BEGIN(cudaStreamWaitEvent);
+    call.stream = stream;
+    call.event = event;
+    call.flags = flags;
+    FINISH(__real_cudaStreamWaitEvent(stream, event, flags));
+}
+
+DECLARE_REAL(cudaError_t, cudaStreamQuery, (cudaStream_t))
+cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream)
+{
+    BEGIN(cudaStreamQuery);
+    call.stream = stream;
+    FINISH(__real_cudaStreamQuery(stream));
+}
+
 DECLARE_REAL(cudaError_t, cudaStreamDestroy, (cudaStream_t))
 cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
 {
     BEGIN(cudaStreamDestroy);
-    call.stream = stream;
+    call.handle = call.stream = stream;
     FINISH(__real_cudaStreamDestroy(stream));
 }

@@ -1,16 +1,25 @@
 # book.mk - `make book` renders the book; `make measure` measures the data behind its figures.
 #
 # book.md goes through pandoc with book/filter.lua, which includes the listings from the real
-# files, the rubrics from the tests and the measured figures from MEASUREMENTS/summary.csv.
+# files, the rubrics from the tests and the measured figures from a folder of measurements.
 # The figures are drawn at build time: book/figures/*.dot with Graphviz, book/plots/*.gp with
-# gnuplot, from the CSV files in MEASUREMENTS, a folder that `make measure` wrote on a GPU
-# (measurements/GPU/, committed; the first one by name unless MEASUREMENTS=DIR says which).
+# gnuplot, from the CSV files in that folder, which `make measure` wrote on a GPU
+# (measurements/GPU/, committed). Which folder (MEASURED, below):
+#   make book MEASUREMENTS=NAME    measurements/NAME;  MEASUREMENTS=DIR: any folder of them
+#   make book                      the folder named in measurements/DEFAULT; with no such file,
+#                                  the only folder there is; with several, it refuses and lists
+#                                  them, rather than pick one by its name's spelling.
+# `make book` ends by naming the folder it used, and why.
 # Nothing here runs unless asked: every other entry point includes this file too.
 
 BOOK_DIR ?= $(BUILD)/book
 PANDOC ?= pandoc
-MEASUREMENTS ?= $(patsubst %/summary.csv,%,$(firstword $(sort $(wildcard measurements/*/summary.csv))))
 MEASURED_FILES := summary.csv bandwidth.csv latency.csv
+MEASURED_FOLDERS := $(patsubst measurements/%/summary.csv,%,$(sort $(wildcard measurements/*/summary.csv)))
+MEASURED_DEFAULT := $(if $(wildcard measurements/DEFAULT),$(shell sed -n '/^[^#]/{s/[[:space:]]//g;p;q;}' measurements/DEFAULT))
+MEASURED_NAME := $(or $(MEASUREMENTS),$(MEASURED_DEFAULT),$(if $(filter 1,$(words $(MEASURED_FOLDERS))),$(MEASURED_FOLDERS)))
+MEASURED := $(if $(MEASURED_NAME),$(if $(wildcard measurements/$(MEASURED_NAME)/summary.csv),measurements/$(MEASURED_NAME),$(MEASURED_NAME:%/=%)))
+MEASURED_WHY := $(if $(MEASUREMENTS),MEASUREMENTS=$(MEASUREMENTS),$(if $(MEASURED_DEFAULT),named in measurements/DEFAULT,the only folder in measurements/))
 PLACEHOLDER_DATA := $(BUILD)/placeholder-data/PLACEHOLDER
 SWEEP := $(BUILD)/chapters/ch01-memory/07-bandwidth-sweep
 
@@ -21,15 +30,15 @@ BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildca
 # What the filter reads: a change to any of these re-renders the book.
 BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
-               $(addprefix $(MEASUREMENTS)/,$(MEASURED_FILES))
+               $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from
 PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
                --highlight-style=tango --lua-filter book/filter.lua \
-               --metadata measurements=$(MEASUREMENTS) --metadata cuda-include=$(CUDA_HOME)/include \
+               --metadata measurements=$(MEASURED) --metadata cuda-include=$(CUDA_HOME)/include \
                --resource-path=$(BOOK_DIR):.
 
 .PHONY: book book-now book-placeholder book-pdf measure
 
-## make book           render book.md to build/book/index.html and book.epub (pandoc)
+## make book           render book.md to build/book/index.html and book.epub (MEASUREMENTS=NAME)
 book:
 	@setup/install-deps.sh --if-missing --book
 	@$(MAKE) --no-print-directory book-now
@@ -41,20 +50,35 @@ book-placeholder:
 	@$(MAKE) --no-print-directory book-now MEASUREMENTS=$(PLACEHOLDER_DATA) \
 	    BOOK_DIR=$(BUILD)/book-placeholder
 
-ifeq ($(MEASUREMENTS),)
+ifeq ($(wildcard $(MEASURED)/summary.csv),)
 book-now:
+ifneq ($(MEASURED_NAME),)
+	@echo "book: no measured data at '$(MEASURED_NAME)' ($(MEASURED_WHY)): neither measurements/$(MEASURED_NAME)/" >&2
+	@echo "      nor $(MEASURED_NAME)/ holds summary.csv. The folders in measurements/: $(or $(MEASURED_FOLDERS),none)" >&2
+else ifeq ($(MEASURED_FOLDERS),)
 	@echo "book: there is no measured data: measurements/ has no GPU folder with $(MEASURED_FILES)." >&2
 	@echo "      Run \`make measure\` on a machine with an NVIDIA GPU and commit measurements/," >&2
 	@echo "      or name a folder that has them: make book MEASUREMENTS=DIR" >&2
 	@echo "      (make book-placeholder renders the book with made-up numbers, into build/ only)" >&2
+else
+	@echo "book: measurements/ holds data from several GPUs: $(MEASURED_FOLDERS)." >&2
+	@echo "      Say which: make book MEASUREMENTS=NAME, or put its name in measurements/DEFAULT" >&2
+endif
 	@exit 1
 else
 book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
-	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASUREMENTS))"
+	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASURED), $(MEASURED_WHY))"
 endif
 
+# The folder the book was last rendered from: another folder re-renders it and its figures,
+# even where that folder's files are older than the book.
+.PHONY: book-measured-from-check
+$(BOOK_DIR)/.measured-from: book-measured-from-check
+	@mkdir -p $(@D)
+	@[[ "$$(cat $@ 2>/dev/null)" == "$(MEASURED)" ]] || echo "$(MEASURED)" >$@
+
 # A measured file that is not there is not made here: it comes from a GPU.
-$(addprefix $(MEASUREMENTS)/,$(MEASURED_FILES)):
+$(addprefix $(MEASURED)/,$(MEASURED_FILES)):
 	@echo "book: $@ is missing: run \`make measure\` on a machine with the GPU" >&2
 	@exit 1
 
@@ -68,20 +92,22 @@ $(BOOK_DIR)/book.epub: $(BOOK_INPUTS) $(BOOK_FIGURES)
 	$(PANDOC) book.md $(PANDOC_FLAGS) --to epub3 --css book/book.css --output $@
 
 # The diagram: its @key@ fields filled from the summary, then laid out by Graphviz.
-$(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASUREMENTS)/summary.csv mk/book.mk
+$(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)/summary.csv mk/book.mk \
+                           $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	awk -f book/fill-template.awk $(MEASUREMENTS)/summary.csv $< >$(@:.svg=.dot)
+	awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
 	set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
 
-# A plot: book/plots/NAME.gp draws MEASUREMENTS/NAME.csv, titled from the file's "# gpu:" line;
+# A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
+# whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
 # `link` is the PCIe link's theoretical GB/s where the measurement knew it.
-$(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASUREMENTS)/%.csv mk/book.mk \
-                           $(MEASUREMENTS)/summary.csv
+$(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
+                           $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	gnuplot -e "data='$(MEASUREMENTS)/$*.csv'; out='$@'" \
-	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver \2, \3/p" \
-	                $(MEASUREMENTS)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
-	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASUREMENTS)/summary.csv | grep . || echo 0)" $<
+	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
+	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
+	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
+	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
 
 # --- make book-pdf: optional, since Chromium is large; `make book` does not need it ---------
 CHROMIUM ?= chromium

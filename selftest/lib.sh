@@ -45,3 +45,6 @@ build() {
         return 1
     fi
 }
+
+# Seconds since an $EPOCHREALTIME reading (awk: bc is not everywhere).
+seconds_since() { awk -v from="$1" -v to="$EPOCHREALTIME" 'BEGIN { printf "%.3f", to - from }'; }

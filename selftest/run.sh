@@ -18,9 +18,13 @@ if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/lib/libharness.a 
     exit 1
 fi
 
+started=$EPOCHREALTIME
 for section_file in selftest/sections/*.sh; do
+    section_started=$EPOCHREALTIME
     source "$section_file"
+    printf '  (%s: %.1f s)\n' "$(basename "$section_file" .sh)" "$(seconds_since "$section_started")"
 done
+printf '\n(make test took %.1f s)\n' "$(seconds_since "$started")"
 
 echo
 line="$passed passed, $failed failed"

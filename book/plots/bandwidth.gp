@@ -7,7 +7,7 @@ set key at graph 0.03, graph 0.84 left top  # below the line of the link's theor
 if (link > 0) {
     set arrow from graph 0, first link to graph 1, first link nohead lc "#555555" dt 3 lw 1.5
     set label sprintf("PCIe theory: %.1f GB/s each way", link) at graph 0.98, first link \
-        right offset 0, 0.8 font ",12" tc "#555555"
+        right offset 0, 0.8 font ",15" tc "#555555"
     set yrange [0:link * 1.12]
 }
 plot data using 1:"h2d_pinned" with linespoints ls 1 title "host to device, pinned", \

@@ -1,19 +1,24 @@
-# common.gp - what the book's plots share: an SVG that scales, sizes in binary units on a log axis,
-# and one style per copy (colour: direction; dashes: pageable).
+# common.gp - what the book's plots share: an SVG of a fixed size, which the page scales down on a
+# narrow screen; sizes in binary units on a log axis; one style per copy (colour: direction;
+# dashes: pageable).
+# The size and the font go together: on a phone the book is about 360 px wide, and a plot
+# 560 px wide is drawn at 0.64 of its size, so 17 px text is read at 11 px (at 640 px and
+# 14 px it was 7 px, too small to read).
 #
 # Each plot is run as: gnuplot -e "data='FILE.csv'; out='FILE.svg'; gpu='GPU LINE'" PLOT.gp
-set terminal svg size 640,430 dynamic font "DejaVu Sans,14" linewidth 1.5 background "white"
+set terminal svg size 560,420 fixed font "DejaVu Sans,17" linewidth 1.5 background "white"
 set output out
 set datafile separator ","
 set datafile columnheaders
-set title gpu noenhanced font ",13"
+set title gpu noenhanced
 set logscale x 2
 # The data's own range, a little wider, so that the end points and their tics show.
 stats data using 1 nooutput
 set xrange [STATS_min / 1.25 : STATS_max * 1.25]
 set xlabel "bytes per cudaMemcpy"
-set xtics ("4 B" 4, "64 B" 64, "1 KiB" 1024, "16 KiB" 16384, "256 KiB" 262144, "4 MiB" 4194304, \
-           "64 MiB" 67108864, "1 GiB" 1073741824)
+# Few enough labels that they stay apart when a phone shrinks the plot to 60% of its size.
+set xtics ("4 B" 4, "256 B" 256, "16 KiB" 16384, "1 MiB" 1048576, "64 MiB" 67108864, \
+           "1 GiB" 1073741824)
 set mxtics 4
 set grid xtics ytics lc "#dddddd" lw 1 dt 1
 set border 3

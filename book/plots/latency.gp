@@ -12,7 +12,7 @@ do for [c = 2:5] {
 set yrange [lo / 1.4 : hi * 1.4]
 set ytics ("1" 1, "2" 2, "5" 5, "10" 10, "20" 20, "50" 50, "100" 100, "200" 200, "500" 500, \
            "1000" 1000)
-set xtics ("4 B" 4, "64 B" 64, "1 KiB" 1024, "16 KiB" 16384, "256 KiB" 262144, "1 MiB" 1048576)
+set xtics ("4 B" 4, "64 B" 64, "1 KiB" 1024, "16 KiB" 16384, "1 MiB" 1048576)
 set key top left
 plot data using 1:"h2d_pinned" with linespoints ls 1 title "host to device, pinned", \
      data using 1:"d2h_pinned" with linespoints ls 3 title "device to host, pinned", \

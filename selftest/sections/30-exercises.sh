@@ -17,6 +17,36 @@ run_tests() {
     json_text=$(cat "$json" 2>/dev/null)
 }
 
+# The one reader of the rubric (harness/rubric.awk, for make check, the grader and the book)
+# reads what the compiler reads: each test program says what it was compiled with.
+for exercise in $($MAKE -s --no-print-directory list-exercises); do
+    build "build/tests/solutions/$exercise" || continue
+    if difference=$(diff <(build/tests/solutions/$exercise --rubric) \
+                         <(awk -f harness/rubric.awk "tests/$exercise.c") 2>&1); then
+        pass "the rubric reader agrees with the compiled tests of $exercise"
+    else
+        fail "the rubric reader agrees with the compiled tests of $exercise" "$difference"
+    fi
+done
+
+# The list of exercises is the book's order, and names exactly the exercises there are.
+order_log=$($MAKE -s --no-print-directory list-exercises 2>&1)
+if [[ $(head -n 1 <<<"$order_log") == ch01-memory/roundtrip && $(tail -n 1 <<<"$order_log") == ch01-memory/bandwidth ]]; then
+    pass "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1"
+else
+    fail "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1" "$order_log"
+fi
+order_copy=$(mktemp -d)
+cp -r Makefile mk exercises tests "$order_copy"/ 2>/dev/null
+echo "ch01-memory/no_such_exercise" >>"$order_copy/exercises/ORDER"
+order_log=$($MAKE -s --no-print-directory -C "$order_copy" list-exercises 2>&1)
+if [[ $? -ne 0 && $order_log == *"no tests/NAME.c for: ch01-memory/no_such_exercise"* ]]; then
+    pass "an exercises/ORDER that names an exercise without tests stops make, saying which"
+else
+    fail "an exercises/ORDER that names an exercise without tests stops make, saying which" "$order_log"
+fi
+rm -rf "$order_copy"
+
 for exercise in $($MAKE -s --no-print-directory list-exercises); do
     need_gpu "exercise $exercise" || continue
     build "build/tests/solutions/$exercise" "build/tests/exercises/$exercise" || continue

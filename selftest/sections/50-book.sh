@@ -3,8 +3,10 @@
 # First the filter on small documents (a missing file, region, figure or link target must stop
 # pandoc); then `make book` itself, checked from the outside: the figures it references exist,
 # every #anchor it links to is there, no listing marker leaked into it, and each exercise's
-# rubric table says what its test program's --rubric says. Needs no GPU; without pandoc,
-# Graphviz and gnuplot (and no way to install them) it is skipped, saying so.
+# rubric table says what its test program's --rubric says; then its layout in headless Chromium,
+# as wide as a phone and as a desktop (nothing may stick out, figure text must stay legible).
+# Needs no GPU; without pandoc, Graphviz and gnuplot (and no way to install them) it is skipped,
+# saying so, and without Chromium the layout alone is.
 section "The book"
 
 book_work=build/selftest/book
@@ -69,6 +71,59 @@ EOF
 See [there](#nowhere)." "#nowhere"
     expect_stop "an exercise that does not exist" missing-exercise "::: {.exercise name=\"ch01-memory/no_such_exercise\"}
 :::" "tests/ch01-memory/no_such_exercise.c"
+
+    # Wording and numbers that follow the data: expressions, .choose and .when, on made-up data.
+    local data=$book_work/data front
+    mkdir -p "$data"
+    printf 'key,value\nsmall,1.5\nlarge,30\n' >"$data/summary.csv"
+    printf '# made up\nbytes,rising,peaking\n1024,1.0,5.0\n2048,2.0,9.0\n4096,4.0,6.0\n' >"$data/bandwidth.csv"
+    front="---
+measurements: $data
+---
+"
+    filter_run choose "$front[less|more]{.choose if=\"small < large\"}, [less|more]{.choose if=\"large < small\"}."
+    if [[ $status -eq 0 ]] && grep -q '<p>less, more.</p>' <<<"$output"; then
+        pass "a .choose span says the first wording when its condition holds, the second when not"
+    else
+        fail "a .choose span says the first wording when its condition holds, the second when not" "$output"
+    fi
+    local when='::: {.when if="bandwidth.COLUMN.largest < 0.9 * bandwidth.COLUMN.max"}
+FELL to [v]{.measured expr="bandwidth.COLUMN.largest" digits="1"}
+
+:::: else
+LEVEL at [v]{.measured expr="bandwidth.COLUMN.max_bytes" as="size"}
+::::
+:::'
+    filter_run when-peaking "$front${when//COLUMN/peaking}"
+    local peaking peaking_status=$status rising
+    peaking=$(tr '\n' ' ' <<<"$output" | sed 's/<[^>]*>//g; s/  */ /g')
+    filter_run when-rising "$front${when//COLUMN/rising}"
+    rising=$(tr '\n' ' ' <<<"$output" | sed 's/<[^>]*>//g; s/  */ /g')
+    if [[ $peaking_status -eq 0 && $status -eq 0 && $peaking == "FELL to 6.0 " &&
+          $rising == "LEVEL at 4"?"KiB " ]]; then
+        pass "a .when div keeps its text or its else's as the data says, with values from a measured table"
+    else
+        fail "a .when div keeps its text or its else's as the data says, with values from a measured table" \
+            "peaking: $peaking
+rising: $rising"
+    fi
+    expect_stop "an expression naming no measured value" missing-value \
+        "$front[x]{.measured expr=\"no_such_value * 2\"}" "no_such_value"
+    filter_run table-number "::: {#tbl-sample}
+| a |
+|---|
+| 1 |
+
+: A sample.
+:::
+
+See [](#tbl-sample)."
+    if [[ $status -eq 0 ]] && grep -q '<caption><strong>Table 1.</strong> A sample.</caption>' <<<"$output" &&
+       grep -q 'href="#tbl-sample">Table.1</a>' <<<"$output"; then
+        pass "a table with a caption is numbered, and an empty link to it says its number"
+    else
+        fail "a table with a caption is numbered, and an empty link to it says its number" "$output"
+    fi
 }
 
 # rubric_in_html FILE EXERCISE: "points<TAB>sentence" for each row of the exercise's rubric table.
@@ -140,16 +195,142 @@ book_build_checks() {
         pass "no listing marker or include attribute is left in the book"
     fi
 
+    book_by_hand_check
+    book_layout_checks "$dir"
+
     local exercise expected got
     for exercise in $($MAKE -s --no-print-directory list-exercises); do
         build "build/tests/solutions/$exercise" || continue
-        expected=$("build/tests/solutions/$exercise" --rubric 2>&1)
+        expected=$("build/tests/solutions/$exercise" --rubric 2>&1 |
+                   awk -F'\t' '$1 == "test" { print $3 "\t" $4 }')
         got=$(rubric_in_html "$html" "$exercise")
         if [[ -n $got && $got == "$expected" ]]; then
             pass "the book's rubric of $exercise is its tests' own ($(wc -l <<<"$got") tests)"
         else
             fail "the book's rubric of $exercise is its tests' own" \
                 "$(diff <(echo "$expected") <(echo "$got") | head -n 20)"
+        fi
+    done
+}
+
+# The command book.md prints for building a chapter program by hand ({#build-by-hand}) builds
+# it, as printed, against this course's toolkit; only the program's name is changed, so that
+# it lands in build/. Running it is 40-chapters.sh's business, on a GPU.
+book_by_hand_check() {
+    local cuda_home command log
+    cuda_home=$($MAKE -s --no-print-directory list-toolchain | sed -n 's/^CUDA_HOME=//p')
+    command=$(awk '/^```.*#build-by-hand/ { inside = 1; next } inside && /^```/ { exit } inside' book.md |
+              grep -v '^\./')
+    if [[ -z $command ]]; then
+        fail "book.md shows a command that builds a program by hand (a block {.sh #build-by-hand})"
+        return
+    fi
+    if [[ ! -f $cuda_home/include/cuda_runtime.h ]]; then
+        skip "the book's command to build a program by hand (skipped: no CUDA toolkit at $cuda_home)"
+        return
+    fi
+    mkdir -p "$book_work"
+    command=${command//-o first-copy/-o $book_work/first-copy}
+    if log=$(CUDA_HOME=$cuda_home bash -euo pipefail -c "$command" 2>&1) && [[ -x $book_work/first-copy ]]; then
+        pass "the book's command to build a program by hand builds it (CUDA_HOME=$cuda_home)"
+    else
+        fail "the book's command to build a program by hand builds it (CUDA_HOME=$cuda_home)" "$command
+$log"
+    fi
+}
+
+# The layout, in headless Chromium: the book in a frame as wide as a phone (390 px) and in one
+# as wide as a desktop window (1280 px). A script in the page reports what sticks out (the page
+# wider than its window, so that it scrolls sideways, or a box whose content runs past its edge
+# without a scroll bar of its own) and how wide each figure is drawn, from which the smallest
+# text of each SVG (its font-size, in units of its viewBox) is worked out as the reader sees it.
+# A frame rather than the window, since headless Chromium makes no window narrower than 500 px.
+LAYOUT_WIDTHS=(390 1280)
+LAYOUT_SMALLEST_TEXT_PX=9
+LAYOUT_SCRIPT='addEventListener("load", function () {
+  var lines = [], root = document.documentElement, boxes = document.body.querySelectorAll("*");
+  if (root.scrollWidth > root.clientWidth)
+    lines.push("overflow: the page is " + root.scrollWidth + " px wide, its window " + root.clientWidth);
+  for (var i = 0; i < boxes.length; i++) {
+    var box = boxes[i], style = getComputedStyle(box);
+    if (style.display.indexOf("inline") === 0 || style.overflowX !== "visible") continue;
+    if (box.clientWidth > 0 && box.scrollWidth > box.clientWidth + 1)
+      lines.push("overflow: " + box.tagName.toLowerCase() + (box.id ? "#" + box.id : "") +
+                 (box.className ? "." + box.className.split(" ").join(".") : "") + ", " +
+                 box.scrollWidth + " px of content in " + box.clientWidth + " px: " +
+                 box.textContent.replace(/\s+/g, " ").slice(0, 60));
+  }
+  for (var j = 0; j < document.images.length; j++)
+    lines.push("image " + document.images[j].getAttribute("src") + " " + document.images[j].clientWidth);
+  parent.postMessage(lines.join("\n") + "\nend of report", "*");
+});'
+
+# svg_smallest_text SVG DRAWN_WIDTH: "SVG: N px ..." when its smallest text, drawn DRAWN_WIDTH
+# px wide, is under LAYOUT_SMALLEST_TEXT_PX; nothing otherwise.
+svg_smallest_text() {
+    awk -v drawn="$2" -v least="$LAYOUT_SMALLEST_TEXT_PX" '
+        !width && match($0, /viewBox="[-0-9. ]*"/) {
+            split(substr($0, RSTART + 9, RLENGTH - 10), box, " "); width = box[3]
+        }
+        { while (match($0, /font-size="[0-9.]+"/)) {
+              size = substr($0, RSTART + 11, RLENGTH - 12) + 0
+              if (!smallest || size < smallest) smallest = size
+              $0 = substr($0, RSTART + RLENGTH)
+          } }
+        END {
+            if (width && smallest && smallest * drawn / width < least)
+                printf "%s: %.1f px (font-size %g in a viewBox %g wide, drawn %d px wide)\n",
+                       FILENAME, smallest * drawn / width, smallest, width, drawn
+        }' "$1"
+}
+
+# book_layout_checks DIR: the rendered book in DIR, laid out at each of LAYOUT_WIDTHS.
+book_layout_checks() {
+    local dir=$1 chromium=${CHROMIUM:-chromium}
+    if ! command -v "$chromium" >/dev/null 2>&1; then
+        skip "the book's layout at ${LAYOUT_WIDTHS[*]} px (skipped: no Chromium to lay it out; make deps installs it with the book's tools, or apt-get install chromium)"
+        return
+    fi
+    local work=$PWD/$book_work/layout
+    mkdir -p "$work"
+    printf '%s\n' "$LAYOUT_SCRIPT" >"$work/report.js"
+    # The page's own folder stays its base, so that its style sheet and figures load.
+    sed "s|<head>|<head><base href=\"file://$PWD/$dir/\">|
+         s|</body>|<script src=\"file://$work/report.js\"></script></body>|" "$dir/index.html" >"$work/page.html"
+    local width profile report overflow small image drawn
+    for width in "${LAYOUT_WIDTHS[@]}"; do
+        printf '%s\n' '<!DOCTYPE html><html><body style="margin: 0"><pre id="report">no report</pre>' \
+            "<iframe src=\"page.html\" style=\"width: ${width}px; height: 900px; border: 0\"></iframe>" \
+            '<script>addEventListener("message", function (e) { document.getElementById("report").textContent = e.data; });</script>' \
+            '</body></html>' >"$work/frame-$width.html"
+        profile=$(mktemp -d)
+        report=$(timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+                     --disable-background-networking --disable-component-update --disable-sync \
+                     --no-first-run --user-data-dir="$profile" --window-size=$((width + 100)),1000 \
+                     --virtual-time-budget=10000 --dump-dom "file://$work/frame-$width.html" \
+                     2>"$work/chromium-$width.log" |
+                 sed -n '/<pre id="report">/,/end of report/p' |
+                 sed 's/<pre id="report">//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g')
+        rm -rf "$profile"
+        if [[ $report != *"end of report"* ]]; then
+            fail "the book lays out in headless Chromium at $width px (no report came back)" \
+                "$(tail -n 5 "$work/chromium-$width.log")"
+            continue
+        fi
+        overflow=$(sed -n 's/^overflow: //p' <<<"$report")
+        if [[ -z $overflow ]]; then
+            pass "at $width px nothing runs past its box and the page does not scroll sideways"
+        else
+            fail "at $width px nothing runs past its box and the page does not scroll sideways ($(wc -l <<<"$overflow") do)" "$overflow"
+        fi
+        small=
+        while read -r _ image drawn; do
+            [[ $image == *.svg && -f $dir/$image ]] && small+=$(svg_smallest_text "$dir/$image" "$drawn")
+        done < <(grep '^image ' <<<"$report")
+        if [[ -z $small ]]; then
+            pass "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more"
+        else
+            fail "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more" "$small"
         fi
     done
 }

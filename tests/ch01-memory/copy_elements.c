@@ -59,11 +59,11 @@ static void copy_up_and_check(size_t element_size)
     char what[96];
     snprintf(what, sizeof what, "the %d elements of %zu bytes", COUNT, element_size);
     expect_bytes_arrived(h_back, h_src, bytes, element_size, what);
-    free(h_src);
-    free(h_back);
+    harness_host_free(h_src);
+    harness_host_free(h_back);
 }
 
-COURSE_TEST(elements_of_1_2_4_and_8_bytes_arrive_whole_on_the_device, 5)
+COURSE_TEST(elements_of_1_2_4_and_8_bytes_arrive_whole_on_the_device, 4)
 {
     static const size_t sizes[] = {1, 2, 4, 8};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -94,26 +94,37 @@ COURSE_TEST(an_array_of_12_byte_structs_arrives_whole_on_the_host, 3)
  * count cannot scribble over memory. */
 #define STOPPED_ERROR cudaErrorIllegalAddress
 
-static cudaError_t run_guarded(void *dst, const void *src, size_t count, size_t element_size)
+/* copy_elements under the trace, its first cudaMemcpy answered with `answer` and never
+ * performed (an injected cudaSuccess records a copy that does not happen). */
+static cudaError_t run_answered(void *dst, const void *src, size_t count, size_t element_size,
+                                cudaError_t answer)
 {
     cudaError_t err;
     trace_start();
     trace_stop();
-    trace_inject_failure(TRACED_cudaMemcpy, 1, STOPPED_ERROR);
+    trace_inject_failure(TRACED_cudaMemcpy, 1, answer);
     TRACED_RUN(err = copy_elements(dst, src, count, element_size, cudaMemcpyHostToDevice));
     return err;
 }
 
-COURSE_TEST(a_byte_count_that_overflows_is_rejected_without_copying, 4)
+static cudaError_t run_guarded(void *dst, const void *src, size_t count, size_t element_size)
+{
+    return run_answered(dst, src, count, element_size, STOPPED_ERROR);
+}
+
+COURSE_TEST(a_byte_count_that_overflows_is_rejected_without_copying, 3)
 {
     const size_t half_width = (size_t)1 << (sizeof(size_t) * 4); /* 2^32 for a 64-bit size_t */
-    static const char *const comments[] = {"wraps around to 4 bytes", "wraps around to 8 bytes",
-                                           "wraps around to exactly 0",
-                                           "wraps around to SIZE_MAX - 1"};
+    static const char *const comments[] = {
+        "wraps around to 4 bytes", "wraps around to 8 bytes", "wraps around to exactly 0",
+        "wraps around to SIZE_MAX - 1", "wraps around to more than either factor"};
     const struct {
         size_t count, element_size;
-    } cases[] = {
-        {SIZE_MAX / 4 + 2, 4}, {SIZE_MAX / 12 + 1, 12}, {half_width, half_width}, {SIZE_MAX, 2}};
+    } cases[] = {{SIZE_MAX / 4 + 2, 4},
+                 {SIZE_MAX / 12 + 1, 12},
+                 {half_width, half_width},
+                 {SIZE_MAX, 2},
+                 {2 * half_width + 1, half_width / 2 + 1}};
     void *h_dst = harness_host_alloc(64), *h_src = harness_host_alloc(64);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const size_t count = cases[c].count, size = cases[c].element_size;
@@ -123,15 +134,57 @@ COURSE_TEST(a_byte_count_that_overflows_is_rejected_without_copying, 4)
         ck_assert_msg(copy == NULL,
                       "copy_elements(dst, src, %zu, %zu, ...) called cudaMemcpy with %zu bytes: "
                       "%zu * %zu is larger than SIZE_MAX, and size_t arithmetic silently "
-                      "wraps around (here to %zu), which would copy the wrong amount. Check "
+                      "wraps around (here to %zu), which would copy the wrong amount.%s Check "
                       "count > SIZE_MAX / element_size before multiplying, and return "
                       "cudaErrorInvalidValue (the test stopped that cudaMemcpy before it ran)",
-                      count, size, copy ? copy->bytes : 0, count, size, wrapped);
+                      count, size, copy ? copy->bytes : 0, count, size, wrapped,
+                      wrapped > count && wrapped > size
+                          ? " A product that wrapped can still be larger than both factors, so "
+                            "comparing it with them does not reveal the overflow."
+                          : "");
         ck_assert_msg(err == cudaErrorInvalidValue,
                       "copy_elements(dst, src, %zu, %zu, ...) returned %s: %zu * %zu does not "
                       "fit in a size_t (the product %s), so the request is invalid; return "
                       "cudaErrorInvalidValue",
                       count, size, error_text(err), count, size, comments[c]);
+    }
+}
+
+/* Byte counts past what an int or a 32-bit unsigned holds, that a size_t holds easily. The
+ * test answers the copy with cudaSuccess without performing it, so it allocates nothing. */
+COURSE_TEST(a_copy_of_more_than_2_GiB_is_not_refused_when_its_byte_count_fits, 2)
+{
+    const struct {
+        size_t count, element_size;
+        const char *size_text;
+    } cases[] = {{((size_t)1 << 31) + 1, 1, "2 GiB and 1 byte"},
+                 {((size_t)1 << 30) + 1, 4, "4 GiB and 4 bytes"},
+                 {((size_t)1 << 29) + 1, 12, "6 GiB and 12 bytes"}};
+    void *h_src = harness_host_alloc(64), *d_dst = harness_device_alloc(64);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t count = cases[c].count, size = cases[c].element_size;
+        cudaError_t err = run_answered(d_dst, h_src, count, size, cudaSuccess);
+        const traced_call *copy = trace_nth(TRACED_cudaMemcpy, 1);
+        ck_assert_msg(copy != NULL,
+                      "copy_elements(dst, src, %zu, %zu, ...) returned %s without calling "
+                      "cudaMemcpy: %zu * %zu bytes is %s, more than an int or a 32-bit "
+                      "unsigned holds, yet far below SIZE_MAX. Reject only what does not fit "
+                      "in a size_t: count > SIZE_MAX / element_size",
+                      count, size, error_text(err), count, size, cases[c].size_text);
+        ck_assert_msg(trace_count_of(TRACED_cudaMemcpy) == 1,
+                      "copy_elements(dst, src, %zu, %zu, ...) made %zu cudaMemcpy calls; one "
+                      "copy of all %s is the whole job. The calls:%s",
+                      count, size, trace_count_of(TRACED_cudaMemcpy), cases[c].size_text,
+                      trace_summary());
+        ck_assert_msg(copy->bytes == count * size,
+                      "copy_elements(dst, src, %zu, %zu, ...) asked cudaMemcpy for %zu bytes "
+                      "where %zu * %zu = %zu (%s) were due: compute the byte count in size_t, "
+                      "not in a narrower type that cuts it short",
+                      count, size, copy->bytes, count, size, count * size, cases[c].size_text);
+        ck_assert_msg(err == cudaSuccess,
+                      "copy_elements(dst, src, %zu, %zu, ...) returned %s, but its cudaMemcpy "
+                      "returned cudaSuccess: return what cudaMemcpy returns",
+                      count, size, error_text(err));
     }
 }
 

@@ -13,6 +13,12 @@ COURSE_EXERCISE(
 
 enum { N = 1024 };
 
+/* The four copies in order, and the kind that names each one's direction. */
+static const char *const copy_names[] = {"h_src to d_a", "d_a to d_b", "d_b to h_mid",
+                                         "h_mid to h_dst"};
+static const enum cudaMemcpyKind named_kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice,
+                                                  cudaMemcpyDeviceToHost, cudaMemcpyHostToHost};
+
 typedef struct chain {
     float *h_src, *d_a, *d_b, *h_mid, *h_dst;
 } chain;
@@ -78,6 +84,22 @@ COURSE_TEST(the_copies_go_host_to_device_device_to_device_device_to_host_host_to
     expect_four_directions();
 }
 
+/* cudaMemcpyDefault moves the data right (the runtime infers the direction from the
+ * pointers), so only the kind itself shows whether each direction was named as asked. */
+static void expect_named_kinds(void)
+{
+    for (size_t nth = 1; nth <= 4; nth++) {
+        const traced_call *call = trace_nth(TRACED_cudaMemcpy, nth);
+        if (call == NULL || call->kind == named_kinds[nth - 1])
+            continue;
+        ck_abort_msg("copy number %zu (%s) says %s where this exercise asks for the kind that "
+                     "names its direction, %s: cudaMemcpyDefault lets the runtime infer the "
+                     "direction, which works, but here the point is to say each one yourself",
+                     nth, copy_names[nth - 1], memcpy_kind_name(call->kind),
+                     memcpy_kind_name(named_kinds[nth - 1]));
+    }
+}
+
 /* With pinned host memory the runtime can reach both ends whatever the kind says,
  * so a wrong kind goes unnoticed there, until the same code meets pageable memory. */
 COURSE_TEST(each_kind_names_its_direction_even_on_pinned_memory_where_a_wrong_one_works, 3)
@@ -86,6 +108,7 @@ COURSE_TEST(each_kind_names_its_direction_even_on_pinned_memory_where_a_wrong_on
     expect_success(run_chain(&c));
     expect_all_arrived(&c);
     expect_four_directions();
+    expect_named_kinds();
 }
 
 static const char *name_of(const chain *c, const void *ptr)
@@ -129,8 +152,6 @@ COURSE_TEST(each_copy_reads_the_buffer_that_the_copy_before_it_wrote, 2)
 
 COURSE_TEST(a_failed_copy_is_returned_and_no_copy_follows_it, 2)
 {
-    static const char *const copies[] = {"h_src to d_a", "d_a to d_b", "d_b to h_mid",
-                                         "h_mid to h_dst"};
     for (size_t failing = 1; failing <= 4; failing++) {
         chain c = make_chain(false);
         trace_start(); /* a fresh trace and failure plan for each round */
@@ -141,11 +162,11 @@ COURSE_TEST(a_failed_copy_is_returned_and_no_copy_follows_it, 2)
                       "the test made copy number %zu (%s) fail with cudaErrorLaunchFailure, but "
                       "copy_four_ways returned %s: check every return value and pass the error "
                       "on. The calls:%s",
-                      failing, copies[failing - 1], error_text(err), trace_summary());
+                      failing, copy_names[failing - 1], error_text(err), trace_summary());
         ck_assert_msg(trace_count_of(TRACED_cudaMemcpy) == failing,
                       "copy number %zu (%s) failed, yet copy_four_ways went on to copy again: "
                       "what it would copy next never arrived, so stop at the first error. The "
                       "calls:%s",
-                      failing, copies[failing - 1], trace_summary());
+                      failing, copy_names[failing - 1], trace_summary());
     }
 }

@@ -65,7 +65,7 @@ COURSE_TEST(the_device_buffer_is_allocated_once_and_freed, 1)
     ck_assert_msg(trace_count_of(TRACED_cudaMalloc) == 1,
                   "roundtrip_floats called cudaMalloc %zu times; one buffer is enough",
                   trace_count_of(TRACED_cudaMalloc));
-    expect_everything_freed("roundtrip_floats");
+    expect_everything_released("roundtrip_floats");
 }
 
 COURSE_TEST(a_failed_cudaMalloc_is_returned_and_nothing_is_copied, 1)
@@ -97,7 +97,7 @@ COURSE_TEST(a_failed_copy_up_is_returned_and_the_buffer_still_freed, 1)
                   "the copy up failed, yet roundtrip_floats copied again: stop at the first "
                   "error. The calls:%s",
                   trace_summary());
-    expect_everything_freed("roundtrip_floats, after the copy up failed,");
+    expect_everything_released("roundtrip_floats, after the copy up failed,");
 }
 
 COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1)
@@ -110,7 +110,7 @@ COURSE_TEST(a_failed_copy_back_is_returned_and_the_buffer_still_freed, 1)
                   "roundtrip_floats returned %s: check every return value and pass the error "
                   "on. The calls:%s",
                   error_text(err), trace_summary());
-    expect_everything_freed("roundtrip_floats, after the copy back failed,");
+    expect_everything_released("roundtrip_floats, after the copy back failed,");
 }
 
 COURSE_TEST(a_quarter_gigabyte_survives_the_round_trip, 1)
@@ -120,6 +120,6 @@ COURSE_TEST(a_quarter_gigabyte_survives_the_round_trip, 1)
     cudaError_t err = run_roundtrip(n, &h_in, &h_out);
     expect_success(err);
     expect_floats_arrived(h_out, h_in, n, "the copy back");
-    free(h_in);
-    free(h_out);
+    harness_host_free(h_in);
+    harness_host_free(h_out);
 }

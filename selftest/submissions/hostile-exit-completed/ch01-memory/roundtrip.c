@@ -1,8 +1,8 @@
-/* roundtrip.c - ends the program with the status of a finished test.
- * 93 (COURSE_TEST_COMPLETED), plus 256 since only the low byte counts: what a
- * test's child exits with when the whole test ran. The grader renames this
- * exit() before linking (grader/exit_shim.c) and never lets that status
- * through: every test fails. */
+/* roundtrip.c - ends the program with the status a finished test once had.
+ * 93, plus 256 since only the low byte counts: what a test's child exited with
+ * when harness tests each ran in a process of their own. No exit status counts
+ * now (a test passes only when its verdict arrives with the number the runner
+ * drew for it), so every test fails, each as a call of exit(). */
 #include "roundtrip.h"
 
 #include <stdlib.h>

@@ -1,0 +1,15 @@
+# learner.mk - `make watch` and `make reset`: the learner's companions to `make check`.
+#
+# Both act on exercises/ only, in the order `make list-exercises` gives (the book's);
+# the scripts behind them say what they do.
+
+.PHONY: watch reset
+
+## make watch          re-check the exercise you are on each time you save it, then the next (EX= to start there)
+watch: prerequisites
+	@setup/install-deps.sh --if-missing --watch
+	@MAKE="$(MAKE)" harness/watch.sh $(EX)
+
+## make reset EX=...   put an exercise's stub back; your file is kept beside it as NAME.c.N.bak
+reset:
+	@MAKE="$(MAKE)" harness/reset.sh $(EX)
