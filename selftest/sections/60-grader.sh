@@ -214,16 +214,17 @@ if [[ -n $gpu_mode ]]; then
         else
             fail "a submission writing forged grades changes nobody's files" "$(cat "$out/grades.csv")"
         fi
-        # What hostile-reaches-out tried to leave: in the host's /tmp and /dev/shm, and in
-        # every folder it could list from its working folder up to the root.
+        # What hostile-reaches-out tried to leave: in the host's /tmp and /dev/shm, the home
+        # folders, and every folder it could list from its working folder up to the root.
         left_files=$( { find "$PWD" /tmp /dev/shm -name grader-leftover-reaches-out
+                        find "$HOME" /root /home -maxdepth 2 -name grader-leftover-reaches-out
                         folder=$PWD/$scratch/a/b/c/d
                         while [[ $folder != / ]]; do
                             folder=$(dirname "$folder")
                             find "$folder" -maxdepth 2 -name grader-leftover-reaches-out
                         done; } 2>/dev/null | sort -u)
         if [[ -z $left_files ]]; then
-            pass "a submission leaves no file outside its test's view (host /tmp, /dev/shm, the course, the scratch folder)"
+            pass "a submission leaves no file outside its test's view (host /tmp, /dev/shm, home folders, the course, the scratch folder)"
         else
             fail "a submission leaves no file outside its test's view" "$left_files"
         fi

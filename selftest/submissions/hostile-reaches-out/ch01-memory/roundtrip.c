@@ -4,8 +4,8 @@
  * student's submission; it tries to open the memory of the process that
  * judges it (its parent, the test program's runner) for writing; and
  * it leaves a file named grader-leftover-reaches-out in the host's /tmp and
- * /dev/shm and in every folder it can list up there (other students' builds,
- * the course). It returns cudaErrorNotPermitted if it read a file,
+ * /dev/shm, in every folder it can list up there (other students' builds,
+ * the course) and in the home folders (beside a ~/.bashrc). It returns cudaErrorNotPermitted if it read a file,
  * cudaErrorIllegalState if it opened the judge's memory, and
  * cudaErrorNotSupported if nothing was within reach, so its feedback says
  * which. The grader
@@ -78,6 +78,15 @@ static int files_reachable(void)
     }
     leave("/tmp");
     leave("/dev/shm");
+    leave("/root"); /* home folders: where a ~/.bashrc would be */
+    DIR *homes = opendir("/home");
+    for (struct dirent *entry; homes != NULL && (entry = readdir(homes)) != NULL;) {
+        char home[512];
+        snprintf(home, sizeof home, "/home/%s", entry->d_name);
+        leave(home);
+    }
+    if (homes != NULL)
+        closedir(homes);
     return found;
 }
 
