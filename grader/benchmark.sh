@@ -12,6 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 students=${1:-100}
+if [[ ! $students =~ ^[0-9]+$ ]] || ((10#$students < 1)); then
+    echo "make grade-benchmark: STUDENTS=$students: give the size of the class to generate, a whole number of at least 1" >&2
+    exit 2
+fi
+students=$((10#$students))
 work=${BENCHMARK_DIR:-build/grade-benchmark}
 MAKE=${MAKE:-make}
 
@@ -36,8 +41,8 @@ status=0
 $MAKE -s --no-print-directory grade SUBMISSIONS="$work/class" OUT="$work/out" REGRADE=1 \
     ${PER_GPU:+PER_GPU=$PER_GPU} >"$work/grade.log" 2>&1 || status=$?
 end=$(date +%s.%N)
-sed -n '/^Graded /,$p' "$work/grade.log"
-result=$(python3 - "$start" "$end" "$students" "${gpus:-0}" "$(nproc)" "$status" "${PER_GPU:-1}" <<'PY'
+sed -n '/^This run /,$p' "$work/grade.log"
+result=$(python3 - "$start" "$end" "$students" "${gpus:-0}" "$(nproc)" "$status" "${PER_GPU:-8}" <<'PY'
 import sys
 start, end, students, gpus, cpus, status, per_gpu = sys.argv[1:]
 seconds = float(end) - float(start)

@@ -21,6 +21,7 @@ Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
 
 import argparse
 import concurrent.futures
+import fcntl
 import json
 import os
 import queue
@@ -47,6 +48,9 @@ import submissions as submissions_module  # noqa: E402
 DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
 BUILD_TIMEOUT = 180
 FIRST_UID = 61000  # where unused uids are looked for, as root
+DEFAULT_MEMORY_SHARE_MB = 4096  # a test program's memory where nvidia-smi cannot say
+SMALLEST_MEMORY_SHARE_MB = 1024  # what the course's tests need at most, with room
+UID_CLAIMS = "/run/lock/course-grade-uids"  # a lock file per uid a grader on this machine holds
 LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
 
 
@@ -75,6 +79,7 @@ class Grader:
         self.test_timeout = args.test_timeout or DEFAULT_TEST_TIMEOUT
         self.python = sandbox.python_for_everyone()
         self.stop = threading.Event()
+        self._memory_shares = {}
 
     # --- Setting up ------------------------------------------------------------------------
 
@@ -90,7 +95,7 @@ class Grader:
         self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
         if os.geteuid() == 0:  # one for the builds, one per GPU and lane
             lanes = self.args.per_gpu
-            uids = sandbox.unused_uids(1 + max(1, len(self.gpus)) * lanes, FIRST_UID)
+            uids = claim_uids(1 + max(1, len(self.gpus)) * lanes)
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
@@ -240,7 +245,26 @@ class Grader:
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu:
             env.update(self._gpu_locks(gpu))
+            env["COURSE_MEMORY_LIMIT_MB"] = str(self._memory_share(gpu))
         return env
+
+    def _memory_share(self, gpu):
+        """The device memory (and pinned host memory) one test program may hold, in MiB: the
+        GPU's memory shared by the PER_GPU programs beside it and one spare share, so that a
+        program that takes all it can fails its own tests, not its neighbours' (harness/trace.c).
+        """
+        if gpu not in self._memory_shares:
+            total = 0
+            try:
+                run = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+                                      "--format=csv,noheader,nounits", "-i", str(gpu)],
+                                     capture_output=True, text=True, timeout=30)
+                total = int(run.stdout.split()[0]) if run.returncode == 0 else 0
+            except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+                total = 0
+            share = max(total // (self.args.per_gpu + 1), SMALLEST_MEMORY_SHARE_MB)
+            self._memory_shares[gpu] = share if total else DEFAULT_MEMORY_SHARE_MB
+        return self._memory_shares[gpu]
 
     def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
         gpu = self.gpus[slot]
@@ -342,6 +366,53 @@ class Grader:
 
 # --- Helpers ------------------------------------------------------------------------------
 
+_claimed = []  # the open lock files of the uids this process holds, until it ends
+
+
+def uids_running(uids):
+    """Those of `uids` that some process runs as."""
+    found = set()
+    sandbox.processes_where(lambda fields, owner: owner in uids and found.add(owner))
+    return found
+
+
+def claim_uids(count, start=FIRST_UID):
+    """`count` consecutive uids that no account uses and no other grader here holds.
+
+    After each program the grader kills everything still running as its uid, so
+    two graders on one machine (two Slurm tasks on one node, two checkouts'
+    self-tests) must never share one: each would kill the other's builds and
+    tests. Each uid is claimed with a lock (flock) on a file of its own, held
+    while this process lives; the kernel drops it when the process ends, however.
+    A uid that some process runs as is taken too, claimed or not (a grader of an
+    older checkout, another tool's sandbox).
+    """
+    folder = UID_CLAIMS if os.path.isdir(os.path.dirname(UID_CLAIMS)) else os.path.join(
+        tempfile.gettempdir(), os.path.basename(UID_CLAIMS))
+    os.makedirs(folder, exist_ok=True)
+    uid = start
+    while True:
+        block = sandbox.unused_uids(count, uid)
+        running = uids_running(block)
+        held = []
+        for candidate in block:
+            if candidate in running:
+                break
+            claim = os.open(os.path.join(folder, str(candidate)), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(claim)
+                break
+            held.append(claim)
+        if len(held) == count:
+            _claimed.extend(held)
+            return block
+        for claim in held:
+            os.close(claim)
+        uid = block[len(held)] + 1
+
+
 def read_json(path):
     try:
         with open(path) as f:
@@ -428,15 +499,56 @@ def find_gpus(course, requested):
 
 # --- Commands -----------------------------------------------------------------------------
 
+def refuse(command, sentence):
+    """Says why the command cannot go on, on stderr; returns the exit status for bad input."""
+    print("%s: %s" % (command, sentence), file=sys.stderr)
+    return 2
+
+
+def folder_problem(knob, path):
+    """None once `path` is a folder this user can write in (made if need be); else why not."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        return "%s=%s: the folder cannot be made (%s)" % (knob, path, err.strerror or err)
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "%s=%s: this user cannot write in it" % (knob, path)
+    return None
+
+
 def command_grade(args):
     os.umask(0o022)  # the builds' outputs must be readable by the uid that runs the tests
     if not os.path.isdir(args.submissions):
-        print("make grade: %s is not a folder" % args.submissions, file=sys.stderr)
-        return 2
+        return refuse("make grade", "%s is not a folder" % args.submissions)
     out = os.path.abspath(args.out)
-    os.makedirs(os.path.join(out, "students"), exist_ok=True)
+    class_folder = os.path.realpath(args.submissions)
+    if os.path.commonpath([os.path.realpath(out), class_folder]) == class_folder:
+        return refuse("make grade", "OUT=%s is inside the submissions (SUBMISSIONS=%s), or that "
+                      "folder itself: the next run would grade what this one writes as a "
+                      "student's work. Give an OUT outside it" % (args.out, args.submissions))
+    try:
+        found, skipped_entries = submissions_module.discover(args.submissions)
+    except OSError as err:
+        return refuse("make grade", "SUBMISSIONS=%s cannot be read (%s)" % (
+            args.submissions, err.strerror or err))
+    if not found:
+        return refuse("make grade", "SUBMISSIONS=%s holds no submission: it needs a folder, a "
+                      ".zip or a .tar.gz per student, named after them%s" % (
+                          args.submissions, "".join("\n  skipped " + entry
+                                                    for entry in skipped_entries[:10])))
+    if args.slice:
+        index, count = (int(x) for x in args.slice.split("/"))
+        class_size = len(found)
+        found = [s for i, s in enumerate(found) if i % count == index]
+        if not found:
+            print("slice %s of a class of %d holds no student: nothing to grade" % (
+                args.slice, class_size))
+            return 0
     scratch_parent = os.path.abspath(args.scratch or tempfile.gettempdir())
-    os.makedirs(scratch_parent, exist_ok=True)
+    problem = folder_problem("OUT", out) or folder_problem("SCRATCH", scratch_parent)
+    if problem:
+        return refuse("make grade", problem)
+    os.makedirs(os.path.join(out, "students"), exist_ok=True)
     grader = Grader(args)
     protected = [grader.course.root, os.path.realpath(args.submissions), os.path.realpath(out)]
 
@@ -455,10 +567,6 @@ def command_grade(args):
         print("make grade: %s" % err, file=sys.stderr)
         return 2
     exercise_ids = list(grader.course.exercises)
-    found, skipped_entries = submissions_module.discover(args.submissions)
-    if args.slice:
-        index, count = (int(x) for x in args.slice.split("/"))
-        found = [s for i, s in enumerate(found) if i % count == index]
     for submission in found:  # small files, read in memory: what is graded, and its fingerprint
         submissions_module.read_files(submission, exercise_ids)
     todo = [s for s in found if args.regrade or
@@ -484,7 +592,7 @@ def command_grade(args):
 
     lock = threading.Lock()
     records = results.load_records(out)
-    state = {"graded": 0}
+    state = {"graded": 0, "complete": 0}
 
     def write(record):
         try:
@@ -498,13 +606,8 @@ def command_grade(args):
             results.write_atomically(os.path.join(out, "grades.csv"),
                                      results.gradebook_csv(records, exercise_ids))
             state["graded"] += 1
-            line = "  %-30s %3d/%-3d %s" % (
-                record.student, sum(o.points for o in record.outcomes),
-                sum(o.exercise.max_points for o in record.outcomes),
-                ", ".join("%s %s" % (o.exercise.id.split("/")[-1],
-                                     results.STATUS_WORDS[o.status])
-                          for o in record.outcomes if o.status != "passed") or "all passed")
-            print(line[:160], flush=True)
+            state["complete"] += record.complete
+            print(results.student_line(record), flush=True)
 
     started = time.monotonic()
     # PER_GPU students at a time on each GPU, each in a lane with a uid of its own.
@@ -563,9 +666,12 @@ def command_grade(args):
     print()
     notes = grader.confinement.notes
     print(results.summary(records, exercise_ids, time.monotonic() - started, state["graded"],
-                          already, notes=[]))
-    print("\nWritten: %s (gradebook), %s/NAME/feedback.md and results.json" % (
-        os.path.join(args.out, "grades.csv"), os.path.join(args.out, "students")))
+                          already, complete_now=state["complete"]))
+    if state["graded"]:
+        print("\nWritten: %s (gradebook), %s/NAME/feedback.md and results.json" % (
+            os.path.join(args.out, "grades.csv"), os.path.join(args.out, "students")))
+    else:
+        print("\nNothing written: every student in it is graded already.")
     graded = {s.student for s in found}
     complete = all(records.get(s, {}).get("complete") for s in graded)
     return 0 if complete else 1
@@ -581,8 +687,12 @@ def command_report(args):
         return 2
     course = course_module.Course(os.path.join(HERE, ".."), args.course_build)
     exercise_ids = course.list_exercises()
-    results.write_atomically(os.path.join(out, "grades.csv"),
-                             results.gradebook_csv(records, exercise_ids))
+    try:
+        results.write_atomically(os.path.join(out, "grades.csv"),
+                                 results.gradebook_csv(records, exercise_ids))
+    except OSError as err:
+        return refuse("make grade-report", "OUT=%s: grades.csv cannot be written there (%s)" % (
+            args.out, err.strerror or err))
     print(results.summary(records, exercise_ids))
     return 0
 
@@ -638,6 +748,32 @@ def command_inspect(args):
     return status
 
 
+# The options that take a count, by the name of their make knob, and what they count.
+COUNTS = {"jobs": ("JOBS", "builds at a time"),
+          "per_gpu": ("PER_GPU", "students at a time on one GPU"),
+          "test_timeout": ("TEST_TIMEOUT", "seconds per test"),
+          "student_timeout": ("STUDENT_TIMEOUT", "seconds for all of a student's builds and tests")}
+COMMAND_NAMES = {"grade": "make grade", "report": "make grade-report",
+                 "inspect": "grade.py inspect"}
+
+
+def knob_problem(args):
+    """A sentence naming the make knob whose value is wrong, or None; makes counts numbers."""
+    for option, (knob, counts) in COUNTS.items():
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if not re.fullmatch(r"\s*\d+\s*", value) or int(value) < 1:
+            return "%s=%s: give a whole number of at least 1 (%s)" % (knob, value, counts)
+        setattr(args, option, int(value))
+    if getattr(args, "slice", None):
+        parts = re.fullmatch(r"(\d+)/(\d+)", args.slice)
+        if not parts or int(parts.group(1)) >= int(parts.group(2)):
+            return ("SLICE=%s: give i/n, slice i of n with 0 <= i < n (SLICE=0/4 to SLICE=3/4)"
+                    % args.slice)
+    return None
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command")
@@ -652,12 +788,12 @@ def main(argv):
         sub.add_argument("--ldflags")
         sub.add_argument("--ldlibs")
         sub.add_argument("--cuda-home")
-        sub.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+        sub.add_argument("--jobs", default=str(os.cpu_count() or 2))
         sub.add_argument("--gpus")
         sub.add_argument("--scratch")
-        sub.add_argument("--test-timeout", type=int)
-        sub.add_argument("--student-timeout", type=int, default=1800)
-        sub.add_argument("--per-gpu", type=int, default=8)
+        sub.add_argument("--test-timeout")
+        sub.add_argument("--student-timeout", default="1800")
+        sub.add_argument("--per-gpu", default="8")
         sub.add_argument("--slice")
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",
@@ -669,16 +805,12 @@ def main(argv):
     report.add_argument("--out", default="grades")
     inspect.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
-    if getattr(args, "per_gpu", 1) < 1 or getattr(args, "jobs", 1) < 1:
-        parser.error("--per-gpu and --jobs take a number of at least 1")
-    if getattr(args, "slice", None):
-        parts = re.fullmatch(r"(\d+)/(\d+)", args.slice)
-        if not parts or int(parts.group(1)) >= int(parts.group(2)):
-            parser.error("SLICE=%s: give i/n, slice i of n with 0 <= i < n (SLICE=0/4 to "
-                         "SLICE=3/4)" % args.slice)
     if args.command is None:
         parser.print_help()
         return 2
+    problem = knob_problem(args)
+    if problem:
+        return refuse(COMMAND_NAMES[args.command], problem)
     return {"grade": command_grade, "report": command_report,
             "inspect": command_inspect}[args.command](args)
 

@@ -269,22 +269,58 @@ def gradescope(record):
             "tests": tests}
 
 
-# --- The summary --------------------------------------------------------------------------
+# --- The terminal -------------------------------------------------------------------------
 
-def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=()):
-    """The terminal summary: students graded, mean and spread per exercise, build failures."""
+LINE_WIDTH = 100
+
+
+def student_line(record):
+    """A student's line as they are graded: points, then each exercise not passed, by status.
+
+    Wrapped between words, under the status column, rather than cut: the line is
+    all the terminal says about the student until the summary.
+    """
+    head = "  %-30s %3d/%-3d " % (record.student, sum(o.points for o in record.outcomes),
+                                sum(o.exercise.max_points for o in record.outcomes))
+    by_status = {}
+    for o in record.outcomes:
+        if o.status != "passed":
+            by_status.setdefault(STATUS_WORDS[o.status], []).append(o.exercise.id.split("/")[-1])
+    words = "; ".join("%s: %s" % (status, ", ".join(names))
+                      for status, names in by_status.items()) or "all passed"
+    return textwrap.fill(words, LINE_WIDTH, initial_indent=head,
+                         subsequent_indent=" " * len(head), break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=(),
+            complete_now=None):
+    """The terminal summary: this run, the gradebook, mean and spread per exercise, failures.
+
+    `graded_now` students were written in this run, `complete_now` of them with every
+    exercise graded (the rest wait for a GPU, say); the gradebook counts OUT as a whole.
+    """
     lines = []
     complete = {s: r for s, r in records.items() if r.get("complete")}
     if seconds is not None:
-        rate = graded_now / (seconds / 60) if seconds > 0 else 0
-        lines.append("Graded %d student%s in %s (%.1f per minute)%s." % (
-            graded_now, "" if graded_now == 1 else "s", _duration(seconds), rate,
-            "; %d already graded, skipped (unchanged since; REGRADE=1 grades them again)"
-            % skipped
-            if skipped else ""))
-    lines.append("Gradebook: %d student%s graded%s." % (
-        len(complete), "" if len(complete) == 1 else "s",
-        ", %d not yet" % (len(records) - len(complete)) if len(records) > len(complete) else ""))
+        complete_now = graded_now if complete_now is None else complete_now
+        if complete_now == graded_now:
+            run = "This run graded %s in %s" % (_students(graded_now), _duration(seconds))
+        else:
+            run = "This run went through %s in %s: %d graded, %d not yet (tests left to run)" % (
+                _students(graded_now), _duration(seconds), complete_now,
+                graded_now - complete_now)
+        if seconds >= 60 and graded_now:  # over less than a minute, a rate says little
+            run += ", %.1f students a minute" % (graded_now / (seconds / 60))
+        if skipped:
+            run += ("; %d already graded, skipped (unchanged since; REGRADE=1 grades them again)"
+                    % skipped)
+        lines.append(run + ".")
+    if len(complete) == len(records):
+        lines.append("Gradebook: %s, all graded." % _students(len(records)))
+    else:
+        lines.append("Gradebook: %s, %d graded, %d not yet." % (
+            _students(len(records)), len(complete), len(records) - len(complete)))
     if complete:
         lines.append("")
         lines.append("%-32s %5s %7s %7s %5s %5s" % ("exercise", "max", "mean", "sd", "min",
@@ -325,6 +361,10 @@ def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=
     for note in notes:
         lines.append("note: " + note)
     return "\n".join(lines)
+
+
+def _students(count):
+    return "%d student%s" % (count, "" if count == 1 else "s")
 
 
 def _duration(seconds):

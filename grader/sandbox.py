@@ -34,7 +34,6 @@ the course, the submissions and the output folder are read-only,
 sandbox-mounts.sh), and the uid per worker as root.
 """
 
-import fcntl
 import glob
 import os
 import pwd
@@ -131,42 +130,14 @@ class RunResult:
         self.seconds = 0.0
 
 
-UID_LOCKS = "/run/lock" if os.path.isdir("/run/lock") else "/tmp"
-_claimed_uids = {}  # uid -> the locked descriptor, held for the life of the process
-
-
-def _claim_uid(uid):
-    """Whether this process now holds uid: no account has it, and no other grader does.
-
-    Another grader on the machine (another course, a second Slurm task on the node)
-    would otherwise pick the same unused uids, and its sweep would kill our runs.
-    """
-    if uid in _claimed_uids:
-        return True
-    if _uid_in_use(uid) or processes_where(lambda fields, owner: owner == uid):
-        return False  # an account's, or a process runs as it (a grader that takes no lock)
-    descriptor = os.open(os.path.join(UID_LOCKS, "course-grade-uid-%d.lock" % uid),
-                         os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(descriptor)
-        return False
-    _claimed_uids[uid] = descriptor
-    return True
-
-
 def unused_uids(count, start):
-    """`count` consecutive uids from `start` up that no account and no other grader uses."""
+    """`count` consecutive uids from `start` up that no account uses."""
     uid = start
     while True:
         block = list(range(uid, uid + count))
-        taken = [u for u in block if not _claim_uid(u)]
+        taken = [u for u in block if _uid_in_use(u)]
         if not taken:
             return block
-        for u in block:
-            if u not in taken and u in _claimed_uids:
-                os.close(_claimed_uids.pop(u))
         uid = taken[-1] + 1
 
 

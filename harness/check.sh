@@ -60,42 +60,82 @@ fi
 # Build every exercise's test program at once (make -j helps here), errors later.
 $MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
 
-# The points of each test, from the one reader of the rubric, for an exercise whose program
-# could not be built.
+# An exercise's title and the points of each of its tests, from the one reader of the rubric.
+title_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "exercise" { print $3 }'; }
 rubric_of() { awk -f harness/rubric.awk "tests/$1.c" | awk -F'\t' '$1 == "test" { print $3 }'; }
 
+# The block of an exercise that did not get as far as its tests: WHY on the first line.
+not_run_block() { # EXERCISE STATUS WHY
+    local points tests
+    points=$(rubric_of "$1" | awk '{ s += $1 } END { print s + 0 }')
+    tests=$(rubric_of "$1" | wc -l)
+    printf '%sFAIL%s  %-28s 0/%d tests  0/%d points  %s\n      %s\n' \
+        "$red" "$reset" "$1" "$tests" "$points" "$(title_of "$1")" "$3"
+    printf '%s\t%s\t0\t%d\t0\t%d\n' "$1" "$2" "$tests" "$points" >>"$tally"
+}
+
+# The compiler's lines worth reading (errors, warnings, notes), and the linker's in the
+# learner's terms: each function nothing defines, once, which its own lines never say as
+# "error" ("undefined reference to `roundtrip_floats'", as often as it is called).
+useful_lines() {
+    local log
+    log=$(cat)
+    { grep -E 'error|warning|note|multiple definition' <<<"$log" |
+          grep -vE "^make|collect2: error: ld returned|undefined reference"
+      grep -o "undefined reference to \`[A-Za-z0-9_]*'" <<<"$log" | sort -u |
+          sed "s/undefined reference to \`\(.*\)'/the linker found no definition of \1: define it in your file, spelled as the header declares it/"
+    } | head -n 12 | sed 's/^/        /'
+}
+
+# The test programs run side by side, each exercise's in a process of its own. Tests that
+# time the GPU take it alone through the lock files named here (harness/runner.c); the
+# reports are shown in the book's order.
+locks=$(mktemp -d "${TMPDIR:-/tmp}/course-check.XXXXXX")
+trap 'rm -rf "$locks"' EXIT
+export COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile
+: >"$COURSE_GPU_LOCK"
+: >"$COURSE_GPU_TURNSTILE"
+color_flag=--no-color
+[[ -n $reset ]] && color_flag=--color
+declare -A running
 for exercise in "$@"; do
     source=$tree/$exercise.c
     program=build/tests/$tree/$exercise
+    report=$results/$exercise.report
+    mkdir -p "$(dirname "$report")"
     if [[ ! -f $source ]]; then
-        points=$(rubric_of "$exercise" | awk '{ s += $1 } END { print s + 0 }')
-        tests=$(rubric_of "$exercise" | wc -l)
-        printf '%sFAIL%s  %-28s 0/%d tests  0/%d points\n      %s is missing\n' \
-            "$red" "$reset" "$exercise" "$tests" "$points" "$source"
-        printf '%s\tmissing\t0\t%d\t0\t%d\n' "$exercise" "$tests" "$points" >>"$tally"
-        continue
-    fi
-    if ! build_log=$($MAKE -s --no-print-directory "$program" 2>&1); then
-        points=$(rubric_of "$exercise" | awk '{ s += $1 } END { print s + 0 }')
-        tests=$(rubric_of "$exercise" | wc -l)
-        printf '%sFAIL%s  %-28s 0/%d tests  0/%d points\n      %s does not compile:\n' \
-            "$red" "$reset" "$exercise" "$tests" "$points" "$source"
-        grep -E 'error|warning|note' <<<"$build_log" | grep -v '^make' | head -n 12 | sed 's/^/        /'
-        printf '%s\tdoes_not_compile\t0\t%d\t0\t%d\n' "$exercise" "$tests" "$points" >>"$tally"
-        continue
-    fi
-    mkdir -p "$(dirname "$results/$exercise.json")"
-    "$program" --source "$source" --json "$results/$exercise.json" --tally "$tally"
-    status=$?
-    if [[ $status -eq 77 ]]; then
-        echo
-        echo "${yellow}No CUDA device is available${reset}, so no exercise was graded: these tests run"
-        echo "on an NVIDIA GPU. Check that \`nvidia-smi\` lists one. If the reason above says the"
-        echo "driver is missing or insufficient, install NVIDIA's driver for your GPU, as new as your"
-        echo "CUDA toolkit needs (Debian: nvidia-driver; Ubuntu: ubuntu-drivers install)."
-        exit 1
+        not_run_block "$exercise" missing "$source is missing" >"$report"
+    elif ! build_log=$($MAKE -s --no-print-directory "$program" 2>&1); then
+        what="does not compile"
+        grep -q "undefined reference" <<<"$build_log" && ! grep -q "error:.*\.c:" <<<"$build_log" &&
+            what="compiles, but does not link"
+        { not_run_block "$exercise" does_not_compile "$source $what:"
+          useful_lines <<<"$build_log"; } >"$report"
+    else
+        "$program" --source "$source" --json "$results/$exercise.json" --tally "$tally" \
+            "$color_flag" >"$report" 2>&1 &
+        running[$exercise]=$!
     fi
 done
+
+no_gpu=
+for exercise in "$@"; do
+    status=0
+    [[ -n ${running[$exercise]:-} ]] && { wait "${running[$exercise]}"; status=$?; }
+    if [[ $status -eq 77 ]]; then
+        no_gpu=$(sed -n 's/.*no CUDA device: //p' "$results/$exercise.report" | head -n 1)
+        continue
+    fi
+    cat "$results/$exercise.report"
+done
+if [[ -n $no_gpu ]]; then
+    echo
+    echo "${yellow}No CUDA device is available${reset} ($no_gpu), so the tests did not run: they"
+    echo "run on an NVIDIA GPU. Check that \`nvidia-smi\` lists one. If the reason says the"
+    echo "driver is missing or insufficient, install NVIDIA's driver for your GPU, as new as your"
+    echo "CUDA toolkit needs (Debian: nvidia-driver; Ubuntu: ubuntu-drivers install)."
+    exit 1
+fi
 
 # Progress: exercises done and points, then the tests' closing line.
 awk -F'\t' -v bold="$bold" -v reset="$reset" '

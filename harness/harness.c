@@ -229,7 +229,9 @@ const char *trace_summary(void)
             call->function != TRACED_cudaStreamCreateWithFlags)
             append_text(summary, room, &used, " on a stream");
         append_text(summary, room, &used, " -> %s%s", cudaGetErrorName(call->result),
-                    call->injected ? " (injected by the test)" : "");
+                    call->injected     ? " (injected by the test)"
+                    : call->over_limit ? " (over the memory a test program may hold here)"
+                                       : "");
     }
     size_t unshown = trace_count() - shown + trace_dropped();
     if (trace_count() == 0 && unshown == 0)

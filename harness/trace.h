@@ -50,7 +50,8 @@ typedef enum memory_location {
 typedef struct traced_call {
     traced_function function;
     cudaError_t result;
-    bool injected; /* the harness made this call fail; the runtime never saw it */
+    bool injected;   /* the harness made this call fail; the runtime never saw it */
+    bool over_limit; /* refused: the program would hold more memory than it may */
     /* What an acquisition returned through its out-parameter, or what a release gave back:
      * a pointer, an event or a stream. */
     const void *handle;
@@ -94,6 +95,11 @@ const char *resource_release_call(trace_resource resource);
 const char *resource_releases(trace_resource resource);
 
 /* The ledger: what is held now, whoever acquired it, traced or not. */
+/* Whether acquiring `bytes` more with `function` would pass the memory this program may hold
+ * (COURSE_MEMORY_LIMIT_MB, which make grade sets); such a call fails with
+ * cudaErrorMemoryAllocation without reaching the runtime. */
+bool ledger_over_limit(traced_function function, size_t bytes);
+size_t ledger_limit_mb(void); /* 0: no limit */
 size_t ledger_held(trace_resource resource);
 /* Gives back everything held (events and streams after the memory they may use); returns how
  * many it gave back. False in *complete when the ledger had overflowed, so some could not be. */

@@ -28,14 +28,19 @@
         if (!fail)                                                                                 \
             error = real_call;                                                                     \
         call.result = error;                                                                       \
-        call.injected = fail;                                                                      \
+        call.injected = fail && !call.over_limit;                                                  \
         trace_record(&call, tracing);                                                              \
         return error;                                                                              \
     } while (0)
 
-/* An acquisition: run it unless it is to fail, and keep what its out-parameter received. */
+/* An acquisition: run it unless it is to fail or would pass the program's memory limit, and keep
+ * what its out-parameter received. */
 #define ACQUIRE(out, real_call)                                                                    \
     do {                                                                                           \
+        if (!fail && ledger_over_limit(call.function, call.bytes)) {                               \
+            fail = call.over_limit = true;                                                         \
+            error = cudaErrorMemoryAllocation;                                                     \
+        }                                                                                          \
         if (!fail) {                                                                               \
             error = real_call;                                                                     \
             call.handle = error == cudaSuccess && (out) ? (const void *)*(out) : NULL;             \
@@ -111,6 +116,10 @@ cudaError_t __wrap_cudaHostRegister(void *ptr, size_t bytes, unsigned int flags)
     call.dst = ptr;
     call.bytes = bytes;
     call.flags = flags;
+    if (!fail && ledger_over_limit(call.function, bytes)) {
+        fail = call.over_limit = true;
+        error = cudaErrorMemoryAllocation;
+    }
     if (!fail) {
         error = __real_cudaHostRegister(ptr, bytes, flags);
         call.handle = ptr;

@@ -11,16 +11,16 @@ grade_knob = $(if $(filter command line,$(origin $(1))),$($(1)))
 GRADE_OUT = $(or $(call grade_knob,OUT),grades)
 GRADER_OPTIONS = --course-build "$(BUILD)" --cc "$(CC)" --cflags "$(CFLAGS)" \
     --cppflags "$(CPPFLAGS)" --ldflags "$(LDFLAGS)" --ldlibs "$(LDLIBS)" --cuda-home "$(CUDA_HOME)" \
-    $(if $(call grade_knob,JOBS),--jobs $(JOBS)) $(if $(call grade_knob,GPUS),--gpus "$(GPUS)") \
+    $(if $(call grade_knob,JOBS),--jobs "$(JOBS)") $(if $(call grade_knob,GPUS),--gpus "$(GPUS)") \
     $(if $(call grade_knob,SCRATCH),--scratch "$(SCRATCH)") \
-    $(if $(call grade_knob,TEST_TIMEOUT),--test-timeout $(TEST_TIMEOUT)) \
-    $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout $(STUDENT_TIMEOUT)) \
-    $(if $(call grade_knob,SLICE),--slice $(SLICE)) \
-    $(if $(call grade_knob,PER_GPU),--per-gpu $(PER_GPU)) \
+    $(if $(call grade_knob,TEST_TIMEOUT),--test-timeout "$(TEST_TIMEOUT)") \
+    $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout "$(STUDENT_TIMEOUT)") \
+    $(if $(call grade_knob,SLICE),--slice "$(SLICE)") \
+    $(if $(call grade_knob,PER_GPU),--per-gpu "$(PER_GPU)") \
     $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade) \
     $(if $(filter 1 yes,$(call grade_knob,TRUST_SUBMISSIONS)),--trust-submissions)
 
-.PHONY: grade grade-report grade-benchmark grade-deps grade-prerequisites
+.PHONY: grade grade-report grade-benchmark deps-cluster grade-deps grade-prerequisites
 
 # What the grader adds to the course's prerequisites: bubblewrap and python3-seccomp.
 deps: grade-deps
@@ -40,7 +40,24 @@ grade-report:
 
 ## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
 grade-benchmark: prerequisites
-	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh $(or $(STUDENTS),100)
+	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh "$(or $(STUDENTS),100)"
+
+## make deps-cluster     install Slurm and munge (Debian's slurm-wlm), for make test's one-node cluster
+# Optional: make test skips the cluster section where they are missing. As root, or through sudo.
+SLURM_PACKAGES = slurm-wlm munge
+deps-cluster:
+	@if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; then \
+	    echo "deps: Slurm and munge are installed"; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "deps: this is not Debian or Ubuntu: install Slurm (slurmctld, slurmd) and munge with your package manager" >&2; exit 1; \
+	else \
+	    run=; [ "$$(id -u)" -eq 0 ] || { sudo -n true 2>/dev/null && run=sudo; } || \
+	        { echo "deps: installing Slurm needs root: run, as root, apt-get install $(SLURM_PACKAGES)" >&2; exit 1; }; \
+	    echo "deps: installing $(SLURM_PACKAGES)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    $$run apt-get install -y --no-install-recommends $(SLURM_PACKAGES) >/dev/null 2>&1 || \
+	        { $$run apt-get update >/dev/null 2>&1 && $$run apt-get install -y --no-install-recommends $(SLURM_PACKAGES) >/dev/null; }; \
+	fi
 
 # The functions an exercise's header declares (gcc -aux-info): all a submission may define.
 $(BUILD)/grade/api/%.aux: exercises/%.h

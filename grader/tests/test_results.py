@@ -117,10 +117,46 @@ class Summary(unittest.TestCase):
                         student="b").to_json(),
         }
         text = results.summary(records, ["ch01-memory/roundtrip"], 60, 2, 1)
-        self.assertIn("Graded 2 students in 1m00s (2.0 per minute); 1 already graded", text)
+        self.assertIn("This run graded 2 students in 1m00s, 2.0 students a minute; 1 already "
+                      "graded", text)
         self.assertIn("ch01-memory/roundtrip                5     2.5     2.5     0     5", text)
         self.assertIn("b                            ch01-memory/roundtrip          does not compile",
                       text)
+
+    def test_this_run_and_the_gradebook_do_not_contradict_each_other(self):
+        done = record(results.Outcome(EXERCISE, "passed", tests(True, True)))
+        waiting = record(results.Outcome(EXERCISE, "not_run", details=["no GPU"]), student="bob")
+        records = {"alice": done.to_json(), "bob": waiting.to_json()}
+        text = results.summary(records, ["ch01-memory/roundtrip"], 0.3, 2, complete_now=1)
+        run_line, gradebook_line = text.splitlines()[:2]
+        self.assertEqual(run_line, "This run went through 2 students in 1s: 1 graded, 1 not yet "
+                                   "(tests left to run).")
+        self.assertEqual(gradebook_line, "Gradebook: 2 students, 1 graded, 1 not yet.")
+        self.assertNotIn("per minute", text)  # 2 students in 0.3 s is no rate
+        self.assertNotIn("a minute", text)
+
+
+class StudentLine(unittest.TestCase):
+    def test_a_long_line_wraps_between_words_and_loses_nothing(self):
+        exercises = [course.Exercise("ch01-memory/exercise_number_%d" % n, {
+            "title": "x", "hint": "", "tests": [{"name": "t", "points": 1}]}) for n in range(12)]
+        line = results.student_line(record(*[
+            results.Outcome(e, "not_run" if n % 2 else "missing")
+            for n, e in enumerate(exercises)], student="a-student-with-a-long-name"))
+        rows = line.splitlines()
+        self.assertGreater(len(rows), 1)
+        self.assertTrue(all(len(row) <= results.LINE_WIDTH for row in rows), line)
+        words = " ".join(line.split())
+        for n in range(12):
+            self.assertIn("exercise_number_%d" % n, words)
+        self.assertIn("not graded yet: exercise_number_1, exercise_number_3", words)
+        self.assertIn("missing: exercise_number_0, exercise_number_2", words)
+        indent = rows[0].index("missing")
+        self.assertTrue(all(row[:indent].strip() == "" for row in rows[1:]), line)
+
+    def test_a_student_who_passed_everything(self):
+        line = results.student_line(record(results.Outcome(EXERCISE, "passed", tests(True, True))))
+        self.assertEqual(line.split(), ["alice", "5/5", "all", "passed"])
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COURSE = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import course  # noqa: E402
+import grade  # noqa: E402
 import sandbox  # noqa: E402
 
 
@@ -31,6 +33,43 @@ class Scratch(unittest.TestCase):
         self.assertIn("other users cannot enter %s" % private, problem)
         self.assertIn("chmod o+x %s" % private, problem)
         self.assertIsNone(sandbox.scratch_problem(scratch, other_uids=False))
+
+
+class Uids(unittest.TestCase):
+    def test_two_graders_on_one_machine_never_share_a_uid(self):
+        # Each kills whatever runs as its uids after every program: sharing one, they
+        # would kill each other's builds (seen when two self-tests ran side by side).
+        if os.geteuid() != 0:
+            self.skipTest("graders claim uids only as root")
+        other = subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import grade; "
+             "print(*grade.claim_uids(3), flush=True); sys.stdin.read()" % HERE],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, universal_newlines=True)
+        self.addCleanup(other.wait)
+        self.addCleanup(other.stdin.close)
+        self.addCleanup(other.stdout.close)
+        theirs = [int(uid) for uid in other.stdout.readline().split()]
+        ours = grade.claim_uids(3)
+        self.assertEqual(len(theirs), 3)
+        self.assertFalse(set(ours) & set(theirs), "both hold %s" % (set(ours) & set(theirs)))
+        self.assertFalse(set(grade.claim_uids(2)) & set(ours), "one process, two claims")
+
+    def test_a_uid_some_process_runs_as_is_not_claimed(self):
+        # A grader of an older checkout holds no lock, but sweeps its uids all the same.
+        if os.geteuid() != 0:
+            self.skipTest("graders claim uids only as root")
+        busy = sandbox.unused_uids(1, grade.FIRST_UID + 500)[0]  # no account; not locked
+        squatter = subprocess.Popen(["setpriv", "--reuid=%d" % busy, "--regid=%d" % busy,
+                                     "--clear-groups", "sleep", "60"])
+        self.addCleanup(squatter.wait)
+        self.addCleanup(squatter.kill)
+        while busy not in grade.uids_running({busy}):
+            time.sleep(0.01)
+        other = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import grade; "
+             "print(grade.claim_uids(1, start=%d)[0])" % (HERE, busy)],
+            stdout=subprocess.PIPE, universal_newlines=True, check=True)
+        self.assertNotEqual(int(other.stdout), busy)
 
 
 class Toolchain(unittest.TestCase):

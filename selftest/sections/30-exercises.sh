@@ -9,14 +9,6 @@ section "Exercises: solutions pass, stubs and known mistakes fail"
 results_dir=build/selftest/results
 mkdir -p "$results_dir"
 
-# run_tests PROGRAM SOURCE NAME: runs a test program, leaving output and status.
-run_tests() {
-    local json="$results_dir/${3//\//_}.json"
-    output=$(NO_COLOR=1 "$1" --source "$2" --json "$json" 2>&1)
-    status=$?
-    json_text=$(cat "$json" 2>/dev/null)
-}
-
 # The one reader of the rubric (harness/rubric.awk, for make check, the grader and the book)
 # reads what the compiler reads: each test program says what it was compiled with.
 for exercise in $($MAKE -s --no-print-directory list-exercises); do
@@ -47,11 +39,49 @@ else
 fi
 rm -rf "$order_copy"
 
-for exercise in $($MAKE -s --no-print-directory list-exercises); do
-    need_gpu "exercise $exercise" || continue
+# Every test program (solutions, stubs, mutants) is built at once, then run side by side, as
+# many as there are CPUs: the tests that time the GPU take it alone through the runner's lock
+# (harness/runner.c). The results are then read in order.
+exercises=$($MAKE -s --no-print-directory list-exercises)
+mutants=$($MAKE -s --no-print-directory list-mutants)
+if need_gpu "the exercises against their solutions, stubs and mutants"; then
+    programs=()
+    for exercise in $exercises; do
+        programs+=("solutions/$exercise" "exercises/$exercise")
+    done
+    for mutant in $mutants; do
+        programs+=("mutants/$mutant")
+    done
+    $MAKE -s -k --no-print-directory -j"$(nproc)" "${programs[@]/#/build/tests/}" >/dev/null 2>&1
+    locks=$(mktemp -d)
+    : >"$locks/gpu"
+    : >"$locks/turnstile"
+    for program in "${programs[@]}"; do
+        [[ -x build/tests/$program ]] || continue
+        while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
+        name=${program//\//_}
+        (COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile NO_COLOR=1 \
+            "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
+            >"$results_dir/$name.out" 2>&1
+         echo $? >"$results_dir/$name.status") &
+    done
+    wait
+    rm -rf "$locks"
+fi
+
+# run_tests PROGRAM: what its run left: output, status and json_text.
+run_tests() {
+    local name=${1//\//_}
+    output=$(cat "$results_dir/$name.out" 2>/dev/null)
+    status=$(cat "$results_dir/$name.status" 2>/dev/null || echo "not run")
+    json_text=$(cat "$results_dir/$name.json" 2>/dev/null)
+}
+
+for exercise in $exercises; do
+    [[ -n ${gpu_present:-} ]] || continue
     build "build/tests/solutions/$exercise" "build/tests/exercises/$exercise" || continue
 
-    run_tests "build/tests/solutions/$exercise" "solutions/$exercise.c" "solution-$exercise"
+    run_tests "solutions/$exercise"
     tests=$(grep -c '"name"' <<<"$json_text")
     if [[ $status -eq 0 ]]; then
         pass "solution $exercise passes all $tests tests"
@@ -59,7 +89,7 @@ for exercise in $($MAKE -s --no-print-directory list-exercises); do
         fail "solution $exercise passes all its tests (exit $status)" "$output"
     fi
 
-    run_tests "build/tests/exercises/$exercise" "exercises/$exercise.c" "stub-$exercise"
+    run_tests "exercises/$exercise"
     if [[ $status -eq 1 ]] && grep -q '"status": "not_started"' <<<"$json_text"; then
         pass "stub $exercise fails and is reported as not started"
     elif [[ $status -eq 0 ]]; then
@@ -68,14 +98,14 @@ for exercise in $($MAKE -s --no-print-directory list-exercises); do
         fail "stub $exercise fails and is reported as not started (exit $status)" "$output"
     fi
 
-    for mutant in $($MAKE -s --no-print-directory list-mutants | grep "^$exercise--"); do
+    for mutant in $(grep "^$exercise--" <<<"$mutants"); do
         expected=$(sed -n 's/^ \* expect: //p' "mutants/$mutant.c")
         if [[ -z $expected ]]; then
             fail "mutant $mutant names its expected diagnostic (a line ' * expect: TEXT')"
             continue
         fi
         build "build/tests/mutants/$mutant" || continue
-        run_tests "build/tests/mutants/$mutant" "mutants/$mutant.c" "mutant-$mutant"
+        run_tests "mutants/$mutant"
         if [[ $status -eq 1 ]] && grep -qF -- "$expected" <<<"$output"; then
             pass "mutant $mutant fails with \"$expected\""
         elif [[ $status -eq 1 ]]; then

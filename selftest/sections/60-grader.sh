@@ -65,6 +65,33 @@ if [[ $? -ne 0 && $grade_log == *"no-such-class is not a folder"* ]]; then
 else
     fail "make grade on a submissions folder that is not there names it" "$grade_log"
 fi
+# refused WHAT PHRASE MAKE-ARGS...: make says PHRASE, fails, shows no traceback, writes no OUT.
+refused() {
+    local what=$1 phrase=$2 log
+    shift 2
+    log=$($MAKE -s --no-print-directory "$@" 2>&1)
+    if [[ $? -ne 0 && $log == *"$phrase"* && $log != *Traceback* && ! -e $empty_out ]]; then
+        pass "$what: said in a sentence, nothing written"
+    else
+        fail "$what: said in a sentence ('$phrase'), nothing written" "$log"
+    fi
+}
+mkdir -p "$grader_work/empty-class" "$grader_work/one-student/alice"
+one=$grader_work/one-student
+refused "make grade on an empty submissions folder" "holds no submission" \
+    grade SUBMISSIONS="$grader_work/empty-class" OUT="$empty_out"
+refused "make grade with OUT inside the submissions" "inside the submissions" \
+    grade SUBMISSIONS="$one" OUT="$one/grades"
+[[ -e $one/grades ]] && fail "make grade with OUT inside the submissions wrote there" "$(ls -R "$one")"
+refused "make grade with an OUT that cannot be made" "OUT=/proc/no-such-folder" \
+    grade SUBMISSIONS="$one" OUT=/proc/no-such-folder
+for knob in JOBS=abc TEST_TIMEOUT=abc STUDENT_TIMEOUT=0 PER_GPU=-1 SLICE=3/3; do
+    refused "make grade $knob" "$knob:" grade SUBMISSIONS="$one" OUT="$empty_out" "$knob"
+done
+for students in abc -3; do
+    refused "make grade-benchmark STUDENTS=$students" "STUDENTS=$students:" \
+        grade-benchmark STUDENTS="$students" BENCHMARK_DIR="$grader_work/benchmark"
+done
 
 # --- The sample class -------------------------------------------------------------------------
 rm -rf "$grader_work"
@@ -178,7 +205,7 @@ if PER_GPU=0 SLURM_ARRAY_TASK_ID=7 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES=''
     timeout 120 grader/slurm-grade.sh "$class" "$grader_work/slurm-out" 10 \
     >"$grader_work/slurm-per-gpu.log" 2>&1; then
     fail "grader/slurm-grade.sh passes PER_GPU on to make grade" "PER_GPU=0 was accepted"
-elif grep -q -- "--per-gpu" "$grader_work/slurm-per-gpu.log"; then
+elif grep -q "PER_GPU=0" "$grader_work/slurm-per-gpu.log"; then
     pass "grader/slurm-grade.sh passes PER_GPU on to make grade"
 else
     fail "grader/slurm-grade.sh passes PER_GPU on to make grade" "$(head -n 5 "$grader_work/slurm-per-gpu.log")"

@@ -5,6 +5,7 @@
  */
 #include "harness.h"
 #include "report.h"
+#include "unit_main.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,9 +153,5 @@ int main(void)
     tcase_add_test(tc, the_kind_follows_from_where_the_pointers_live);
     tcase_add_test(tc, injected_failures_hit_the_nth_call_only);
     suite_add_tcase(suite, tc);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_unit_suite(suite);
 }

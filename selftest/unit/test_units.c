@@ -2,6 +2,7 @@
 #include "chapter.h"
 #include "pcie.h"
 #include "units.h"
+#include "unit_main.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -96,9 +97,5 @@ int main(void)
     tcase_add_test(tc, pcie_gen5_x16_carries_63_gb_per_s_each_way);
     tcase_add_test(tc, counts_refuse_a_product_that_does_not_fit);
     suite_add_tcase(suite, tc);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_ENV);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_unit_suite(suite);
 }

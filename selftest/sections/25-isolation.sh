@@ -1,0 +1,75 @@
+# 25-isolation.sh - an exercise's tests share one process and one CUDA context, and a test that
+# crashes, hangs, exits or poisons the context still fails alone, by make check and by make grade.
+#
+# The fixture (selftest/fixtures/isolation/) is an exercise whose "learner's" file misbehaves on
+# cue; it is checked and graded in a copy of the course that holds it, so that the course itself
+# lists no such exercise.
+section "Isolation: one process per exercise, each bad test failing alone"
+
+isolation_expect() { # WHERE OUTPUT: the fixture's seven tests, as each must end
+    local where=$1 output=$2 sentence reason
+    if ! grep -q "3/7 tests" <<<"$output"; then
+        fail "$where: the fixture ran, and three of its seven tests passed" "$output"
+        return
+    fi
+    while IFS='|' read -r sentence reason; do
+        if [[ $reason == pass ]]; then
+            grep -qF "FAIL $sentence" <<<"$output" &&
+                { fail "$where: '$sentence' passes" "$output"; continue; }
+            pass "$where: '$sentence' passes"
+        elif [[ $reason == *poisoned* && $output == *"step 5 returned cudaErrorNotSupported"* ]]; then
+            skip "$where: '$sentence' fails as a poisoned context (skipped: this CUDA runtime runs no kernels)"
+        elif grep -A2 -F "FAIL $sentence" <<<"$output" | grep -qF -- "${reason#*:}"; then
+            pass "$where: '$sentence' fails, ${reason%%:*}"
+        else
+            fail "$where: '$sentence' fails, ${reason%%:*}" "$output"
+        fi
+    done <<'EXPECTED'
+step 1 works|pass
+step 2 crashes|as a crash:crashed: Received signal 11
+step 3 hangs|at its time limit:did not finish within 3 s
+step 4 exits|as a call of exit():called exit(0)
+step 5 poisons the context|as a poisoned context:left the GPU in an error state
+step 6 keeps all the memory it can|pass
+step 7 needs a gibibyte|pass
+EXPECTED
+}
+
+if need_gpu "the isolation fixture"; then
+    copy=build/selftest/isolation-course
+    rm -rf "$copy" && mkdir -p "$copy/build"
+    tar --exclude=./build --exclude=./.git --exclude=./.deps -cf - . | tar -xf - -C "$copy"
+    cp -a build/lib build/obj "$copy/build/"
+    cp -r selftest/fixtures/isolation/exercises selftest/fixtures/isolation/tests "$copy/"
+    mkdir -p "$copy/solutions/ch00-isolation"
+    cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$copy/solutions/ch00-isolation/"
+    echo "ch00-isolation/isolation" >>"$copy/exercises/ORDER"
+
+    output=$(COURSE_TEST_TIMEOUT=3 COURSE_RUNNER_STATS=1 NO_COLOR=1 \
+             $MAKE -s --no-print-directory -C "$copy" check-now EX=ch00-isolation/isolation 2>&1)
+    isolation_expect "make check" "$output"
+    # A worker for tests 1-2, then a fresh one after each of the crash, the hang, the exit and
+    # the poisoned context: five contexts for seven tests, where a process per test made seven.
+    # (A runtime that runs no kernels cannot be poisoned: four.)
+    workers=5
+    [[ $output == *"step 5 returned cudaErrorNotSupported"* ]] && workers=4
+    if grep -q "runner: $workers workers for 7 tests" <<<"$output"; then
+        pass "make check: $workers processes, so $workers CUDA contexts, for the seven tests"
+    else
+        fail "make check: $workers processes, so $workers CUDA contexts, for the seven tests" "$output"
+    fi
+
+    class=$copy/build/class
+    mkdir -p "$class/a-student/ch00-isolation"
+    cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$class/a-student/ch00-isolation/"
+    chmod -R a+rX "$class"
+    grade_log=$($MAKE -s --no-print-directory -C "$copy" grade SUBMISSIONS=build/class \
+                OUT=build/grades SCRATCH="$PWD/$copy/build/scratch" TEST_TIMEOUT=3 2>&1)
+    feedback=$(cat "$copy/build/grades/students/a-student/feedback.md" 2>/dev/null)
+    if [[ -z $feedback ]]; then
+        fail "make grade graded the fixture" "$grade_log"
+    else
+        isolation_expect "make grade" "$feedback"
+    fi
+    rm -rf "$copy"
+fi
