@@ -5,28 +5,46 @@
 
 The course's Makefile rule compiles the student's file exactly as for
 `make check`; this launcher sits in front of the compiler for that one file
-(GRADE_STUDENT_SOURCE) and first preprocesses it with the same flags. Then:
+(GRADE_STUDENT_SOURCE). The text that is checked is the text that is
+compiled: the file is preprocessed once, with the same flags, the result is
+checked and saved beside the object (NAME.i), and the compiler is given that
+saved text (-fpreprocessed -x cpp-output), never the file again. So nothing
+that changes between the check and the compile (a header in /tmp that another
+process writes and removes) reaches the compiler unchecked.
 
+  - before anything is read, the file's own directives: no line markers
+    (`# 1 "harness.h" 1`) or #line, which would rename its lines and hide them
+    from the checks below; no #ident or #sccs (strings copied into the
+    object); includes only of a name written out, neither absolute nor
+    climbing with `..` (`#include "/dev/zero"`, a FIFO, or a name a macro
+    builds are refused before the preprocessor opens anything);
   - every file the preprocessor entered must be the student's own file, one of
     the course's headers (common/, harness/, exercises/), or a system header
     (the compiler's search list and the -I folders outside the course). So
-    `#include "../solutions/ch01-memory/roundtrip.c"` or `#include "/etc/passwd"`
-    is refused before the compiler can show a line of it in an error message;
-    the check reads the preprocessor's own line markers, so macros, comments
-    and line splices cannot hide an include;
-  - the student's own lines may not contain inline assembly or the builtins
-    that reach the stack frames around them, and may not rename themselves
-    with #line (which would hide them from this check).
+    `#include "../solutions/ch01-memory/roundtrip.c"` is refused before the
+    compiler can show a line of it in an error message; the check reads the
+    preprocessor's own line markers, so macros, comments and line splices
+    cannot hide an include;
+  - the student's own lines may not contain assembly in any form (asm,
+    __asm__, at file scope or in a function), attributes that place code or
+    data or name symbols for the assembler (section, alias, symver...), the
+    pragmas that rename symbols, or the builtins that reach the stack frames
+    around them.
 
-A refusal is written as JSON to GRADE_GUARD_REPORT and the compile fails. Any
-other compile (the link, the course's own objects) passes straight through.
+The preprocessor and the compiler run with limits on memory, time and output,
+so a macro that multiplies itself cannot take the machine down. A refusal is
+written as JSON to GRADE_GUARD_REPORT and the compile fails. Any other compile
+(the link, the course's own objects) passes straight through.
 """
 
 import json
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
+import threading
 
 FORBIDDEN_WORDS = {
     "asm": "inline assembly (asm)",
@@ -42,6 +60,28 @@ WHY_WORD = {
     False: "it reaches into the stack frames of the tests that call your code",
 }
 
+# Attributes whose strings gcc copies into its assembly output as they are (a section's
+# name, a symbol's alias or version), or that make a function of assembly alone. Those
+# whose effect shows in the object (a constructor, an indirect function) are left to the
+# object check (static_checks.py), which names them.
+FORBIDDEN_ATTRIBUTES = {
+    "section": "places code or data in a section of its choosing",
+    "alias": "makes a symbol another's alias",
+    "weakref": "makes a symbol another's alias",
+    "symver": "writes a symbol version for the assembler",
+    "naked": "makes a function of assembly alone",
+}
+FORBIDDEN_PRAGMAS = {
+    "redefine_extname": "renames a symbol",
+    "weak": "makes a symbol weak or another's alias",
+    "ident": "copies a string into the object",
+    "sccs": "copies a string into the object",
+}
+# Limits on the preprocessor and the compiler: no honest exercise comes near them.
+COMPILER_MEMORY = 1 << 30  # bytes of address space (these are not CUDA processes)
+COMPILER_SECONDS = 60  # of CPU, each
+PREPROCESSED_MAX = 32 << 20  # bytes of preprocessed text
+
 LINE_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d+)*)\s*$')
 LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -56,6 +96,98 @@ def unescape(name):
                   name)
 
 
+TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}",
+             "-": "~"}
+
+
+def logical_lines(source):
+    """The source's lines as the preprocessor sees them: trigraphs (on in -std=c11) replaced,
+    backslash-newlines joined, comments a space, string and character literals kept."""
+    text = re.sub(r"\?\?([=/'()!<>-])", lambda m: TRIGRAPHS[m.group(1)], source)
+    text = re.sub(r"\\[ \t]*\r?\n", "", text)
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            end = i + 1
+            while end < n and text[end] not in (c, "\n"):
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i:end + 1])
+            i = end + 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            out.append(" ")
+            i = n if end < 0 else end + 2
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out).splitlines()
+
+
+DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(\w*)\s*(.*)$")
+
+
+def directive_reasons(source):
+    """Reasons to refuse, from the student's file as written, before the preprocessor runs."""
+    reasons = []
+
+    def refuse(reason):
+        if reason not in reasons:
+            reasons.append(reason)
+
+    for line in logical_lines(source):
+        directive = DIRECTIVE.match(line)
+        if not directive:
+            continue
+        name, operand = directive.group(1), directive.group(2).strip()
+        if (name.isdigit() or name == "line") and not any("#line" in r for r in reasons):
+            refuse("it has a line marker or #line (%s), which gives its lines another file's "
+                   "name or number and would hide them from the grader's checks"
+                   % line.strip()[:80])
+        elif name in ("ident", "sccs"):
+            refuse("it uses #%s, which copies a string into the object" % name)
+        elif name in ("include", "include_next", "import"):
+            header = re.match(r'^(?:"([^"]*)"|<([^>]*)>)', operand)
+            if name != "include":
+                refuse("it uses #%s: write #include and the header's name" % name)
+            elif not header:
+                refuse("it includes a file whose name a macro builds (#include %s): write the "
+                       "header's name out, in quotes or angle brackets" % operand[:60])
+            else:
+                named = header.group(1) or header.group(2) or ""
+                if named.startswith("/") or ".." in named.split("/"):
+                    refuse("it includes %s: an absolute path or one that climbs with .. is not "
+                           "a header an exercise may use (system headers and the course's "
+                           "headers, by their names, are)" % named)
+    return reasons
+
+
+def attribute_reasons(text):
+    """Reasons to refuse, from the student's preprocessed lines with literals blanked."""
+    reasons = []
+    groups = []  # the text inside each __attribute__((...)) and [[...]]
+    for start in re.finditer(r"\b__attribute(?:__)?\s*\(|\[\s*\[", text):
+        depth, i = 1, start.end()
+        closing = "(" if start.group(0).endswith("(") else "["
+        pair = {"(": ")", "[": "]"}[closing]
+        while i < len(text) and depth:
+            depth += {closing: 1, pair: -1}.get(text[i], 0)
+            i += 1
+        groups.append(text[start.end():i])
+    for group in groups:
+        for word in IDENTIFIER.findall(group):
+            bare = word.strip("_") if word.startswith("__") and word.endswith("__") else word
+            if bare in FORBIDDEN_ATTRIBUTES:
+                reason = "it uses the attribute %s, which %s: the grader does not accept it" % (
+                    bare, FORBIDDEN_ATTRIBUTES[bare])
+                if reason not in reasons:
+                    reasons.append(reason)
+    return reasons
+
+
 def scan_preprocessed(text, main_file, file_allowed):
     """Reasons to refuse, from preprocessed text (gcc -E).
 
@@ -66,6 +198,7 @@ def scan_preprocessed(text, main_file, file_allowed):
     stack = []  # files entered, innermost last; the main file at the bottom
     seen_pseudo = in_body = False  # past the compiler's preamble (<built-in>, <command-line>)
     words_seen, refused_files = set(), set()
+    student_text = []
     for line in text.splitlines():
         marker = LINE_MARKER.match(line)
         if marker:
@@ -94,14 +227,26 @@ def scan_preprocessed(text, main_file, file_allowed):
             else:  # a line jump inside a header
                 stack[-1] = name
             continue
-        if len(stack) != 1 or stack[0] != main_file or line.startswith("#"):
+        if len(stack) != 1 or stack[0] != main_file:
             continue
+        if line.lstrip().startswith("#"):  # #pragma (from _Pragma too), #ident
+            words = re.findall(r"\w+", line)
+            what = words[1] if len(words) > 1 and words[0] == "pragma" else words[0] if words \
+                else ""
+            if words[:1] != ["pragma"] or what in FORBIDDEN_PRAGMAS:
+                reason = "it uses #%s%s, which %s: the grader does not accept it" % (
+                    "pragma " if words[:1] == ["pragma"] else "", what,
+                    FORBIDDEN_PRAGMAS.get(what, "the grader does not know"))
+                if reason not in reasons:
+                    reasons.append(reason)
+            continue
+        student_text.append(LITERAL.sub('""', line))
         for word in IDENTIFIER.findall(LITERAL.sub(" ", line)):
             if word in FORBIDDEN_WORDS and word not in words_seen:
                 words_seen.add(word)
                 reasons.append("it uses %s: %s" % (FORBIDDEN_WORDS[word],
                                                    WHY_WORD["asm" in word]))
-    return reasons
+    return reasons + attribute_reasons("\n".join(student_text))
 
 
 def split_arguments(args):
@@ -183,19 +328,73 @@ def allowed_predicate(compiler, args, course_root, source):
     return allowed
 
 
-def guard(compiler, args, source, course_root, report_path):
-    """Returns the exit status to give (0: go on and compile)."""
+def limit_compiler():
+    """In the child, before exec: limits a compiler (not a CUDA process) may have."""
+    resource.setrlimit(resource.RLIMIT_AS, (COMPILER_MEMORY, COMPILER_MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (COMPILER_SECONDS, COMPILER_SECONDS))
+
+
+def preprocess(compiler, args):
+    """(preprocessed bytes or None when too long, stderr text, exit status): limited."""
+    process = subprocess.Popen(compiler + args + ["-E"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, preexec_fn=limit_compiler,
+                               start_new_session=True)
+    errors = []
+
+    def read_errors():  # kept to its start: a failing include can say a lot
+        while True:
+            chunk = process.stderr.read(65536)
+            if not chunk:
+                return
+            if sum(len(c) for c in errors) < (256 << 10):
+                errors.append(chunk)
+
+    reader = threading.Thread(target=read_errors, daemon=True)
+    reader.start()
+    text, size = [], 0
+    while True:
+        chunk = process.stdout.read(1 << 20)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > PREPROCESSED_MAX:  # the driver and cc1, which holds the pipes
+            os.killpg(process.pid, signal.SIGKILL)
+            text = None
+            break
+        text.append(chunk)
+    status = process.wait()
+    reader.join()
+    process.stdout.close()
+    process.stderr.close()
+    return (b"".join(text) if text is not None else None,
+            b"".join(errors).decode("utf-8", errors="replace"), status)
+
+
+def guard(compiler, args, source, course_root, report_path, preprocessed_path):
+    """Checks the student's file; writes the text to compile to preprocessed_path.
+
+    Returns the exit status to give (0: go on and compile preprocessed_path).
+    """
     preprocess_args, _ = split_arguments(args)
-    # The preprocessed text comes through a pipe: gcc deletes an output file when it
-    # fails, and its own words on stderr are what a failure must show.
-    run = subprocess.run(compiler + preprocess_args + ["-E"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    text = run.stdout.decode("utf-8", errors="replace")
-    stderr = run.stderr.decode("utf-8", errors="replace")
+    with open(source, "rb") as f:
+        reasons = directive_reasons(f.read().decode("utf-8", errors="replace"))
+    run_status, stderr, text = 0, "", b""
+    if not reasons:
+        # The preprocessed text comes through a pipe: gcc deletes an output file when it
+        # fails, and its own words on stderr are what a failure must show.
+        text, stderr, run_status = preprocess(compiler, preprocess_args)
+        if text is None:
+            reasons = ["it preprocesses to more than %d MiB of text (a macro that multiplies "
+                       "itself?): the grader stops there" % (PREPROCESSED_MAX >> 20)]
+        elif run_status < 0 or "out of memory" in stderr or "memory exhausted" in stderr:
+            reasons = ["the preprocessor was stopped: it needed more than %d MiB of memory or "
+                       "%d s (a macro that multiplies itself?)"
+                       % (COMPILER_MEMORY >> 20, COMPILER_SECONDS)]
     allowed = allowed_predicate(compiler, args, course_root, source)
-    reasons = scan_preprocessed(text, source, allowed)
-    report = {"rejected": reasons, "preprocessor_failed": run.returncode != 0}
-    if run.returncode != 0 and not reasons:
+    if not reasons:
+        reasons = scan_preprocessed(text.decode("utf-8", errors="replace"), source, allowed)
+    report = {"rejected": reasons, "preprocessor_failed": run_status != 0}
+    if run_status != 0 and not reasons:
         # Only the preprocessor's words about the student's file and the course's
         # headers: never lines of some other file it was pointed at.
         # The driver's own lines ("cc: error: ...") name no file's content either.
@@ -204,7 +403,7 @@ def guard(compiler, args, source, course_root, report_path):
                  if line.split(":", 1)[0] and (line.split(":", 1)[0] == driver or
                                                allowed(line.split(":", 1)[0]))]
         report["diagnostics"] = "\n".join(shown[:40] or [
-            "the preprocessor stopped (exit status %d) and named no file" % run.returncode])
+            "the preprocessor stopped (exit status %d) and named no file" % run_status])
     with open(report_path + ".tmp", "w") as f:
         json.dump(report, f)
     os.replace(report_path + ".tmp", report_path)
@@ -212,10 +411,38 @@ def guard(compiler, args, source, course_root, report_path):
         for reason in reasons:
             print("grader: %s: %s" % (source, reason), file=sys.stderr)
         return 1
-    if run.returncode != 0:
+    if run_status != 0:
         print(report.get("diagnostics", ""), file=sys.stderr)
         return 1
+    with open(preprocessed_path, "wb") as f:
+        f.write(text)
     return 0
+
+
+def compile_arguments(args, source, preprocessed_path):
+    """The compile's arguments, for the saved text in place of the source.
+
+    Dependency flags are dropped: they would name the .i, and make needs none
+    for a file built once.
+    """
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("-MF", "-MT", "-MQ"):
+            skip = True
+        elif arg not in DEPENDENCY_FLAGS and arg != source:
+            kept.append(arg)
+    return kept + ["-fpreprocessed", "-x", "cpp-output", preprocessed_path]
+
+
+def output_of(args):
+    for i, arg in enumerate(args):
+        if arg == "-o" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("-o") and len(arg) > 2:
+            return arg[2:]
+    return None
 
 
 def main(argv):
@@ -224,11 +451,17 @@ def main(argv):
     args = argv[1:]
     student_source = os.environ.get("GRADE_STUDENT_SOURCE")
     _, source = split_arguments(args)
-    if student_source and "-c" in args and source == student_source:
+    if student_source and source == student_source:
+        if "-c" not in args or not output_of(args):  # not the compile the guard knows: refuse
+            print("grader: %s is compiled only with -c and -o" % source, file=sys.stderr)
+            return 1
+        preprocessed = os.path.splitext(output_of(args))[0] + ".i"
         status = guard(compiler, args, source, os.environ["GRADE_COURSE_ROOT"],
-                       os.environ["GRADE_GUARD_REPORT"])
+                       os.environ["GRADE_GUARD_REPORT"], preprocessed)
         if status != 0:
             return status
+        args = compile_arguments(args, source, preprocessed)
+        limit_compiler()
     sys.stdout.flush()
     os.execvp(compiler[0], compiler + args)
 

@@ -184,6 +184,22 @@ class Course:
             shutil.copy2(self.built(relative), destination)
         return view
 
+    def view_sources(self, exercise_id):
+        """The course's folders and files a view's links point into: all a build reads of it."""
+        paths = [self.path(entry) for entry in VIEW_LINKS if os.path.exists(self.path(entry))]
+        return paths + [self.path("exercises", exercise_id.split("/")[0]),
+                        os.path.dirname(os.path.abspath(__file__))]  # the compile guard
+
+    def libraries(self):
+        """Folders outside /usr that builds and test programs load from: the CUDA toolkit,
+        Check unpacked into .deps/, the driver's library where a container keeps it."""
+        folders = [self.make_vars.get("CUDA_HOME"), self.path(".deps")]
+        folders += os.environ.get("LD_LIBRARY_PATH", "").split(":")
+        folders = [f for f in folders if f and os.path.isdir(f)]
+        # Both names of a linked folder: programs may know either (an rpath, the loader).
+        return sorted({os.path.abspath(f) for f in folders} | {os.path.realpath(f)
+                                                                for f in folders})
+
     def rename_exits(self, obj):
         """Points the object's exit calls at the shim's (grader/exit_shim.c)."""
         command = ["objcopy"]

@@ -41,6 +41,7 @@ sys.path.insert(0, HERE)
 import course as course_module  # noqa: E402
 import results  # noqa: E402
 import sandbox  # noqa: E402
+import scratch as scratch_module  # noqa: E402
 import static_checks  # noqa: E402
 import submissions as submissions_module  # noqa: E402
 
@@ -90,10 +91,8 @@ class Grader:
         problem = sandbox.scratch_problem(scratch_parent, os.geteuid() == 0)
         if problem:
             raise RuntimeError(problem)
-        remove_stale_scratch(scratch_parent)
-        self.scratch = tempfile.mkdtemp(prefix="course-grade-%d-" % os.getpid(),
-                                        dir=scratch_parent)
-        os.chmod(self.scratch, 0o755)
+        scratch_module.remove_stale(scratch_parent)
+        self.scratch = scratch_module.claim(scratch_parent)
         self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
         if os.geteuid() == 0:  # one for the builds, one per GPU and lane
             lanes = self.args.per_gpu
@@ -101,7 +100,8 @@ class Grader:
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
-        self.confinement = sandbox.probe(self.scratch, protected, self._trial)
+        self.confinement = sandbox.probe(self.scratch, protected, self._trial,
+                                         self.course.libraries(), self.args.trust_submissions)
         return exercises
 
     def _trial(self, confinement):
@@ -118,7 +118,7 @@ class Grader:
         run_dir = self._run_dir(folder, 0)
         run = confinement.run([build.program, "--rubric"], run_dir, self._run_env(run_dir, ""),
                               60, sandbox.Limits(60, 1 << 20, self._processes()),
-                              self._worker_uid(0))
+                              self._worker_uid(0), visible=[folder])
         if run.returncode != 0:
             return "a test program did not start in it (%s)" % run.output.decode(
                 errors="replace").strip()[:200]
@@ -127,7 +127,7 @@ class Grader:
             shutil.copy(self.course.built("tools", "gpu_probe"), probe)
             run = confinement.run([probe], run_dir, self._run_env(run_dir, self.gpus[0]), 60,
                                   sandbox.Limits(60, 1 << 20, self._processes()),
-                                  self._worker_uid(0))
+                                  self._worker_uid(0), visible=[run_dir])
             if run.returncode != 0:
                 return "CUDA did not work in it (%s)" % run.output.decode(
                     errors="replace").strip()[:200]
@@ -174,11 +174,13 @@ class Grader:
             self.course.build, course_module.EXIT_SHIM_OBJECT)).strip()
         make = self.course.make_command + ["-s", "--no-print-directory"] + [
             "%s=%s" % kv for kv in variables.items()]
-        limits = sandbox.Limits(BUILD_TIMEOUT, 256 << 20, self._processes(builds=True))
+        # 64 MiB a file: an exercise's object and test program are a few MiB at most.
+        limits = sandbox.Limits(BUILD_TIMEOUT, 64 << 20, self._processes(builds=True))
 
         def step(target):
             return self.confinement.run(make + [target], view, env, BUILD_TIMEOUT, limits, uid,
-                                        keep_output=256 << 10)
+                                        keep_output=256 << 10, writable=[folder],
+                                        visible=self.course.view_sources(exercise.id))
 
         compiled = step(self.course.object_target(exercise.id))
         guard = read_json(guard_report) or {}
@@ -237,10 +239,11 @@ class Grader:
         return paths
 
     def _run_env(self, run_dir, gpu):
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": run_dir, "TMPDIR": run_dir,
-               "CK_TMPDIR": run_dir, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
+        home = self.confinement.home(run_dir)  # the view's private /tmp, where there is one
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+               "CK_TMPDIR": home, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
                "COURSE_TEST_TIMEOUT": str(self.test_timeout), "CUDA_VISIBLE_DEVICES": gpu,
-               "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(run_dir, ".nv")}
+               "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(home, ".nv")}
         if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu:
@@ -274,7 +277,9 @@ class Grader:
         run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
                                    run_dir, self._run_env(run_dir, gpu), timeout, limits,
                                    self._worker_uid(slot, lane), result_channel=True,
-                                   sweep=True)
+                                   sweep=True,
+                                   # its build, and the GPU's lock files it opens read-only
+                                   visible=[folder, os.path.join(self.scratch, "locks")])
         record = parse_record(run.channel, exercise)
         # The tests' output goes to the runner, which counts it; what the program itself
         # printed past the runner, the sandbox counts.
@@ -323,7 +328,7 @@ class Grader:
         """Runs the built exercises' tests on GPU `slot` (None: no GPU), in lane `lane`."""
         built, started = prepared
         record = results.StudentRecord(submission.student,
-                                       os.path.basename(submission.path), submission.notes,
+                                       submission.shown_name, submission.notes,
                                        submission.problem, submission.fingerprint())
         outcomes = {}
 
@@ -495,21 +500,6 @@ def find_gpus(course, requested):
     return working, why
 
 
-def remove_stale_scratch(parent):
-    """Scratch folders of earlier runs whose grader is gone (killed, say)."""
-    for entry in os.listdir(parent):
-        parts = entry.split("-")
-        if entry.startswith("course-grade-") and len(parts) > 3 and parts[2].isdigit():
-            pid = int(parts[2])
-            try:
-                os.kill(pid, 0)
-                continue
-            except ProcessLookupError:
-                shutil.rmtree(os.path.join(parent, entry), ignore_errors=True)
-            except PermissionError:
-                continue
-
-
 # --- Commands -----------------------------------------------------------------------------
 
 def refuse(command, sentence):
@@ -608,7 +598,12 @@ def command_grade(args):
     state = {"graded": 0, "complete": 0}
 
     def write(record):
-        results.write_student(out, record)
+        try:
+            results.write_student(out, record)
+        except (OSError, UnicodeError) as err:  # this student's alone: the others go on
+            print("make grade: %s's files could not be written in %s (%s); the student is "
+                  "not graded" % (record.student, out, err), file=sys.stderr, flush=True)
+            return
         with lock:
             records[record.student] = record.to_json()
             results.write_atomically(os.path.join(out, "grades.csv"),
@@ -806,6 +801,8 @@ def main(argv):
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",
                          help=argparse.SUPPRESS)
+        sub.add_argument("--trust-submissions", action="store_true",
+                         help="grade even where submissions cannot be confined (README)")
     grade.add_argument("--submissions", required=True)
     grade.add_argument("--out", default="grades")
     report.add_argument("--out", default="grades")

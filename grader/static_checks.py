@@ -9,7 +9,12 @@ that reports the results. Before linking, its ELF file is read here:
     a harness check or a libc call, no global variable other code could reach;
   - it may have no constructor or destructor (.init_array, .fini_array, .ctors,
     .dtors, .init, .fini), no indirect function (whose resolver runs at load
-    time), no executable stack, and no section outside a short allow-list;
+    time), no executable stack, and no section outside an allow-list of the
+    names the compiler itself gives; the code sections (.text and its
+    variants, which the linker merges into the program's code by name) must
+    be executable and hold functions alone, and nothing else may be
+    executable: a constant array of machine code in a .text.* section is
+    refused, whatever the source did to put it there;
   - it may use (as undefined symbols) only what grader/allowed-symbols.txt
     allows, plus the helpers in the course's common/ library;
   - its machine code may not contain a system call instruction.
@@ -22,12 +27,20 @@ import re
 import struct
 import subprocess
 
-ALLOWED_SECTIONS = re.compile(r"""^(
-      \.(text|data|bss|rodata|tdata|tbss)(\..*)?
-    | \.rela?\..+ | \.z?debug_.+ | \.comment | \.note\.GNU-stack | \.note\.gnu\.property
+# The names gcc and clang give a C file's sections (with -ffunction-sections and
+# -fdata-sections, a symbol's name after the usual one). Code sections, data and
+# everything else are told apart, since each has its own rule below.
+CODE_SECTION = re.compile(r"^\.text(\.(unlikely|hot|startup|exit))?(\.[A-Za-z_][\w.$]*)?$")
+DATA_SECTION = re.compile(r"""^(
+      \.(data|bss|tdata|tbss)(\.rel(\.ro)?)?(\.local)?
+    | \.rodata(\.(str\d+\.\d+|cst\d+))?
+    )(\.[A-Za-z_][\w.$]*)?$""", re.X)
+OTHER_SECTION = re.compile(r"""^(
+      \.z?debug_\w+ | \.comment | \.note\.GNU-stack | \.note\.gnu\.property
     | \.eh_frame | \.group | \.symtab | \.strtab | \.shstrtab | \.symtab_shndx
-    | \.llvm_addrsig | \.gnu\.attributes | \.ARM\.attributes | \.riscv\.attributes
-    | )$""", re.X)
+    | \.llvm_addrsig | \.gnu\.attributes | )$""", re.X)
+RELOCATIONS = re.compile(r"^\.rela?(\..+)$")
+STT_OBJECT, STT_FUNC, STT_TLS, STT_COMMON = 1, 2, 6, 5
 LOAD_TIME_SECTIONS = {
     ".init_array": "a constructor (code that runs before main, in the process that reports "
                    "the results)",
@@ -103,7 +116,7 @@ def why_forbidden(name):
 SHN_UNDEF, SHN_COMMON = 0, 0xFFF2
 STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 1, 2, 10
 STT_GNU_IFUNC = 10
-SHF_EXECINSTR = 0x4
+SHF_WRITE, SHF_EXECINSTR = 0x1, 0x4
 SHT_SYMTAB = 2
 
 
@@ -204,14 +217,7 @@ def inspect_object(path, api, course_defined, allow, objdump="objdump"):
         if name in names or any(n.startswith(name + ".") for n in names):
             reasons.append("it defines %s (section %s): nothing of yours may run outside the "
                            "calls the tests make" % (why, name))
-    for name, _type, flags in sections:
-        if name == ".note.GNU-stack" and flags & SHF_EXECINSTR:
-            reasons.append("it needs an executable stack (a nested function whose address is "
-                           "taken): write it as an ordinary static function")
-        elif not ALLOWED_SECTIONS.match(name) and not any(
-                name == s or name.startswith(s + ".") for s in LOAD_TIME_SECTIONS):
-            reasons.append("it puts code or data in a section the grader does not allow (%s)"
-                           % name)
+    reasons += section_reasons(sections, symbols)
     if ".note.GNU-stack" not in names:
         reasons.append("it does not say that its stack need not be executable "
                        "(.note.GNU-stack is missing)")
@@ -242,6 +248,39 @@ def inspect_object(path, api, course_defined, allow, objdump="objdump"):
     instructions = system_call_instructions(path, objdump)
     if instructions:
         reasons.append("its machine code makes system calls directly (%s)" % instructions[0])
+    return reasons
+
+
+def section_reasons(sections, symbols):
+    """Sections outside the allow-list, code where data would be, data where code would be."""
+    reasons = []
+    data_in = {}  # section index -> a data symbol defined there
+    for name, _bind, kind, shndx in symbols:
+        if kind in (STT_OBJECT, STT_TLS, STT_COMMON) and 0 < shndx < len(sections):
+            data_in.setdefault(shndx, name)
+    for index, (name, _type, flags) in enumerate(sections):
+        relocated = RELOCATIONS.match(name)
+        base = relocated.group(1) if relocated else name
+        if name == ".note.GNU-stack" and flags & SHF_EXECINSTR:
+            reasons.append("it needs an executable stack (a nested function whose address is "
+                           "taken): write it as an ordinary static function")
+        elif base in LOAD_TIME_SECTIONS or any(base.startswith(s + ".")
+                                                for s in LOAD_TIME_SECTIONS):
+            continue  # said above, with what it is
+        elif not (CODE_SECTION.match(base) or DATA_SECTION.match(base) or
+                  OTHER_SECTION.match(base)):
+            reasons.append("it puts code or data in a section the grader does not allow (%s)"
+                           % name)
+        elif relocated:
+            continue
+        elif CODE_SECTION.match(name) and (not flags & SHF_EXECINSTR or flags & SHF_WRITE or
+                                           index in data_in):
+            reasons.append("it puts data%s in the code section %s, where the program would "
+                           "run it as machine code" % (
+                               " (%s)" % data_in[index] if index in data_in else "", name))
+        elif flags & SHF_EXECINSTR and not CODE_SECTION.match(name):
+            reasons.append("it makes the section %s executable, which only code sections are"
+                           % name)
     return reasons
 
 

@@ -26,12 +26,22 @@ MAX_SCANNED_BYTES = 256 << 20  # uncompressed bytes a .tar.gz may make us read
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")
 
 
+def shown(name):
+    """A file name as text that can be written anywhere: bytes that are not UTF-8 as \\xNN.
+
+    Names from the file system and from tar archives keep such bytes as lone
+    surrogates (Python's surrogateescape), which no UTF-8 file can hold.
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 class Submission:
     """One student's submission: where it is, and what was found in it."""
 
     def __init__(self, student, path):
         self.student = student  # a safe name: letters, digits, . _ - + @
         self.path = path
+        self.shown_name = shown(os.path.basename(path))  # the entry's name, as reports show it
         self.files = {}  # exercise id -> bytes of its .c file
         self.notes = []  # what was ignored and why, for the feedback
         self.problem = None  # the submission as a whole could not be read
@@ -67,7 +77,7 @@ def discover(folder):
         info = os.lstat(path)
         is_archive = stat.S_ISREG(info.st_mode) and entry.lower().endswith(ARCHIVE_SUFFIXES)
         if entry.startswith(".") or not (stat.S_ISDIR(info.st_mode) or is_archive):
-            skipped.append("%s: neither a folder nor a .zip/.tar.gz" % entry)
+            skipped.append("%s: neither a folder nor a .zip/.tar.gz" % shown(entry))
             continue
         name = base = safe_name(student_name(entry))
         suffix = 2
@@ -123,7 +133,7 @@ class _Collector:
 
     def ignore(self, member, why):
         if len(self.submission.notes) < 20:
-            self.submission.notes.append("ignored %s: %s" % (member, why))
+            self.submission.notes.append("ignored %s: %s" % (shown(member), why))
 
     def consider(self, raw_name, kind, size, read):
         """kind: 'file', 'dir' or a word for anything else; read() returns bytes (capped)."""
@@ -157,7 +167,7 @@ class _Collector:
         depth = (bare, name.count("/"))
         earlier = self.chosen.get(exercise)
         if earlier is not None and earlier[0] <= depth:
-            self.ignore(name, "%s was already taken from %s" % (exercise, earlier[1]))
+            self.ignore(name, "%s was already taken from %s" % (exercise, shown(earlier[1])))
             return
         try:
             data = read()
@@ -169,7 +179,7 @@ class _Collector:
             self.ignore(name, "larger than %d KiB" % (MAX_FILE_BYTES >> 10))
             return
         if earlier is not None:
-            self.ignore(earlier[1], "%s is taken from %s instead" % (exercise, name))
+            self.ignore(earlier[1], "%s is taken from %s instead" % (exercise, shown(name)))
         self.chosen[exercise] = (depth, name)
         self.submission.files[exercise] = data
 
@@ -259,6 +269,6 @@ def read_files(submission, exercises):
         else:
             _read_tar(submission, collector)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, tarfile.TarError, RuntimeError) as err:
-        submission.problem = "the submission could not be read (%s)" % err
+        submission.problem = "the submission could not be read (%s)" % shown(str(err))
         submission.files.clear()
     return submission

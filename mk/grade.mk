@@ -17,12 +17,20 @@ GRADER_OPTIONS = --course-build "$(BUILD)" --cc "$(CC)" --cflags "$(CFLAGS)" \
     $(if $(call grade_knob,STUDENT_TIMEOUT),--student-timeout "$(STUDENT_TIMEOUT)") \
     $(if $(call grade_knob,SLICE),--slice "$(SLICE)") \
     $(if $(call grade_knob,PER_GPU),--per-gpu "$(PER_GPU)") \
-    $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade)
+    $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade) \
+    $(if $(filter 1 yes,$(call grade_knob,TRUST_SUBMISSIONS)),--trust-submissions)
 
-.PHONY: grade grade-report grade-benchmark deps-cluster
+.PHONY: grade grade-report grade-benchmark deps-cluster grade-deps grade-prerequisites
+
+# What the grader adds to the course's prerequisites: bubblewrap and python3-seccomp.
+deps: grade-deps
+grade-deps:
+	@grader/install-deps.sh
+grade-prerequisites:
+	@grader/install-deps.sh --if-missing
 
 ## make grade SUBMISSIONS=DIR [OUT=grades] [REGRADE=1]   grade a class: gradebook, feedback, results.json
-grade: prerequisites
+grade: prerequisites grade-prerequisites
 	@$(if $(SUBMISSIONS),,echo "make grade: say where the submissions are: make grade SUBMISSIONS=DIR" >&2; exit 2)
 	@$(PYTHON) grader/grade.py grade --submissions "$(SUBMISSIONS)" --out "$(GRADE_OUT)" $(GRADER_OPTIONS)
 

@@ -48,8 +48,47 @@ class Scanning(unittest.TestCase):
         reasons = scan('# 1 "<built-in>"\nvoid f(void) { asm(""); }\n')
         self.assertTrue(any("#line" in r for r in reasons))
 
+    def test_attributes_that_reach_the_assembler_are_refused(self):
+        reasons = scan('static int x __attribute__ ((__section__ (".text.x"))) = 1;\n'
+                       '__attribute__((unused, alias("y"))) int z;\n')
+        self.assertEqual(len(reasons), 2, reasons)
+        self.assertIn("attribute section", reasons[0])
+        self.assertIn("attribute alias", reasons[1])
+        self.assertEqual(scan('__attribute__((unused)) static int section = 1;\n'), [])
+
+    def test_pragmas_that_rename_symbols_are_refused(self):
+        reasons = scan('#pragma redefine_extname f g\n#pragma GCC diagnostic push\n')
+        self.assertEqual(len(reasons), 1, reasons)
+        self.assertIn("redefine_extname", reasons[0])
+
     def test_escaped_file_names_are_read_back(self):
         self.assertEqual(compile_guard.unescape('a\\"b\\\\c\\101'), 'a"b\\cA')
+
+
+class Directives(unittest.TestCase):
+    """The student's file as written: what must be refused before the preprocessor runs."""
+
+    def test_line_markers_and_line_are_refused_however_spelled(self):
+        for text in ('# 1 "harness/harness.h" 1\n', '/* c */ #line 10\n', '??=line 3\n',
+                     '%: 7 "x.c"\n', '#li\\\nne 4\n'):
+            reasons = compile_guard.directive_reasons(text)
+            self.assertEqual(len(reasons), 1, text)
+            self.assertIn("line marker", reasons[0])
+
+    def test_includes_of_paths_devices_and_macros_are_refused(self):
+        for text, said in (('#include "/dev/zero"\n', "/dev/zero"),
+                           ('#include <../../solutions/a.c>\n', "../../solutions/a.c"),
+                           ('#define Z "/tmp/x"\n#include Z\n', "a macro builds"),
+                           ('#include_next <stdio.h>\n', "#include_next"),
+                           ('#ident "x"\n', "#ident")):
+            reasons = compile_guard.directive_reasons(text)
+            self.assertEqual(len(reasons), 1, text)
+            self.assertIn(said, reasons[0])
+
+    def test_ordinary_directives_strings_and_comments_pass(self):
+        text = ('#include "roundtrip.h"\n#include <stdio.h>\n#define N 4 /* # 1 "x" */\n'
+                'const char *s = "# 1 \\"x\\"";\n// #line 3\n#if N > 2\n#endif\n')
+        self.assertEqual(compile_guard.directive_reasons(text), [])
 
 
 class Arguments(unittest.TestCase):
@@ -77,9 +116,30 @@ class Guarding(unittest.TestCase):
         with open(MAIN, "w") as f:
             f.write(text)
         status = compile_guard.guard(["cc"], ["-c", MAIN, "-o", "x.o"], MAIN, self.view,
-                                     self.report)
+                                     self.report, "x.i")
         with open(self.report) as f:
             return status, json.load(f)
+
+    def test_the_compiler_gets_the_checked_text_not_the_file(self):
+        status, _ = self.guard("int f(void) { return 1; }\n")
+        self.assertEqual(status, 0)
+        with open(MAIN, "w") as f:  # changed after the check: the compile must not see it
+            f.write('__asm__("syscall");\n')
+        args = compile_guard.compile_arguments(["-O2", "-MMD", "-MP", "-c", MAIN, "-o", "x.o"],
+                                               MAIN, "x.i")
+        self.assertEqual(args, ["-O2", "-c", "-o", "x.o", "-fpreprocessed", "-x", "cpp-output",
+                                "x.i"])
+        import subprocess
+        subprocess.run(["cc"] + args, check=True)
+        symbols = subprocess.run(["nm", "x.o"], stdout=subprocess.PIPE,
+                                 universal_newlines=True).stdout
+        self.assertIn(" T f", symbols)
+
+    def test_an_endless_macro_is_stopped_at_the_limits(self):
+        status, report = self.guard("#define T(x) x x x x x x x x x x\n"
+                                    "int a[] = { T(T(T(T(T(T(T(T(1,)))))))) };\n")
+        self.assertEqual(status, 1)
+        self.assertIn("multiplies itself", report["rejected"][0])
 
     def test_a_clean_file_goes_on_to_the_compiler(self):
         status, report = self.guard("#include <stddef.h>\nint f(void) { return 0; }\n")

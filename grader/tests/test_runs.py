@@ -53,10 +53,10 @@ class Runs(unittest.TestCase):
 
         def trial(confinement):
             run = confinement.run(["/bin/true"], cls.scratch, {"PATH": "/usr/bin:/bin"}, 10,
-                                  sandbox.Limits(10, 1 << 20), cls.uid)
+                                  sandbox.Limits(10, 1 << 20), cls.uid, visible=[cls.scratch])
             return None if run.returncode == 0 else run.output.decode(errors="replace")
 
-        cls.confinement = sandbox.probe(cls.scratch, [COURSE], trial)
+        cls.confinement = sandbox.probe(cls.scratch, [COURSE], trial, trust=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -72,10 +72,11 @@ class Runs(unittest.TestCase):
             exercise = course.Exercise("selftest/" + name, json.load(f))
         env = {"PATH": "/usr/bin:/bin", "COURSE_SKIP_GPU_PROBE": "1", "COURSE_TEST_TIMEOUT": "2",
                "CK_FORK": "yes", "NO_COLOR": "1", "HOME": self.scratch,
-               "CK_TMPDIR": os.path.join(self.scratch, "run")}
+               "CK_TMPDIR": self.confinement.home(os.path.join(self.scratch, "run"))}
         run = self.confinement.run([program], os.path.join(self.scratch, "run"), env, timeout,
                                    sandbox.Limits(30, 1 << 20, 256 if self.uid else None),
-                                   self.uid, result_channel=True, sweep=True)
+                                   self.uid, result_channel=True, sweep=True,
+                                   visible=[self.scratch])
         return run, grade.parse_record(run.channel, exercise)
 
     def test_the_runners_record_arrives_and_bad_tests_fail_alone(self):
@@ -105,7 +106,8 @@ class Runs(unittest.TestCase):
         self.assertEqual(len(run.output), 4096)
 
     def test_a_hang_is_stopped_and_nothing_it_started_survives(self):
-        if not ("pid" in self.confinement.namespaces or self.confinement.uids):
+        if not ("pid" in self.confinement.namespaces or self.confinement.uids or
+                self.confinement.view):
             self.skipTest("neither a pid namespace nor a uid of its own here: a process that "
                           "leaves its session can outlive its run")
         marker = "313.%d" % os.getpid()
@@ -122,7 +124,7 @@ class Runs(unittest.TestCase):
         self.assertEqual(processes_with(marker), [])
 
     def test_no_network(self):
-        if "net" not in self.confinement.namespaces:
+        if "net" not in self.confinement.namespaces and not self.confinement.view:
             self.skipTest("no network namespace here")
         run = self.confinement.run(["cat", "/proc/net/dev"], self.scratch,
                                    {"PATH": "/usr/bin:/bin"}, 10, sandbox.Limits(10, 1 << 20),
@@ -141,13 +143,71 @@ class Runs(unittest.TestCase):
         self.assertEqual(proc_pid, own_pid, "confined as: %s" % self.confinement.describe())
 
     def test_the_protected_folders_are_read_only(self):
-        if "mount" not in self.confinement.namespaces and not self.confinement.uids:
+        if "mount" not in self.confinement.namespaces and not self.confinement.uids and \
+                not self.confinement.view:
             self.skipTest("neither a mount namespace nor a uid of its own here")
         target = os.path.join(COURSE, "build", "grader-test-%d" % os.getpid())
         run = self.confinement.run(["touch", target], self.scratch, {"PATH": "/usr/bin:/bin"},
                                    10, sandbox.Limits(10, 1 << 20), self.uid)
         self.assertNotEqual(run.returncode, 0)
         self.assertFalse(os.path.exists(target))
+
+
+class Views(unittest.TestCase):
+    """With bubblewrap: what a run sees of the machine, and what it may do there."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch = tempfile.mkdtemp()
+        os.chmod(cls.scratch, 0o755)
+        cls.uid = grade.claim_uids(1)[0] if os.geteuid() == 0 else None
+        seccomp, _ = sandbox.seccomp_program(cls.scratch)
+        cls.confinement = sandbox.Confinement(cls.scratch, [], uids=cls.uid is not None,
+                                              view=True, seccomp=seccomp)
+        cls.confinement.tmp_bytes = 4 << 20
+        run = cls.sh(cls, "true")
+        if run.returncode != 0:
+            raise unittest.SkipTest("bubblewrap does not run here: %s" % run.output.decode(
+                errors="replace").strip())
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.scratch, ignore_errors=True)
+
+    def sh(self, script, visible=()):
+        return self.confinement.run(["sh", "-c", script], self.scratch,
+                                    {"PATH": "/usr/bin:/bin"}, 20, sandbox.Limits(20, 64 << 20),
+                                    self.uid, visible=list(visible))
+
+    def test_only_what_the_run_needs_is_there(self):
+        marker = tempfile.NamedTemporaryFile(prefix="grader-host-", dir="/tmp")
+        self.addCleanup(marker.close)
+        run = self.sh("ls /tmp /dev/shm; ls -d /run %s %s %s 2>&1; ls %s" % (
+            os.path.join(COURSE, "solutions"), os.path.join(COURSE, "selftest"),
+            os.path.expanduser("~"), self.scratch), visible=[self.scratch])
+        text = run.output.decode(errors="replace")
+        self.assertNotIn("grader-host-", text)
+        self.assertEqual(text.count("No such file or directory"), 4, text)
+
+    def test_tmp_is_private_and_limited(self):
+        run = self.sh("head -c 8000000 /dev/zero > /tmp/big; echo status $?; "
+                      "head -c 8000000 /dev/zero > /dev/shm/big; echo status $?")
+        self.assertEqual(run.output.decode(errors="replace").count("status 1"), 2,
+                         run.output.decode(errors="replace"))
+
+    def test_the_view_is_read_only_outside_tmp(self):
+        shown = os.path.join(self.scratch, "shown")
+        os.makedirs(shown, exist_ok=True)
+        run = self.sh("touch %s/x /usr/x /x 2>/dev/null; ls %s" % (shown, shown),
+                      visible=[shown])
+        self.assertFalse(os.path.exists(os.path.join(shown, "x")))
+        self.assertEqual(run.output.strip(), b"")
+
+    def test_the_seccomp_filter_denies_new_namespaces(self):
+        if not self.confinement.seccomp:
+            self.skipTest("no seccomp filter here (python3-seccomp)")
+        run = self.sh("unshare --user --map-root-user true && echo escaped || echo denied")
+        self.assertIn(b"denied", run.output)
 
 
 if __name__ == "__main__":

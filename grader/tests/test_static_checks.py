@@ -12,17 +12,17 @@ import static_checks  # noqa: E402
 
 ALLOW = static_checks.AllowList(os.path.join(HERE, "allowed-symbols.txt"),
                                 extra_names={"cuda_error_describe", "cuda_check_set_handler"})
-API = ["roundtrip_floats"]
+API = ["roundtrip_floats", "roundtrip_code", "roundtrip_k", "roundtrip_name"]
 COURSE = {"expect_floats_arrived", "main", "trace_start"}
 
 
-def reasons_for(source):
+def reasons_for(source, flags=()):
     folder = tempfile.mkdtemp()
     try:
         with open(os.path.join(folder, "x.c"), "w") as f:
             f.write(source)
         obj = os.path.join(folder, "x.o")
-        subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-c", "x.c", "-o", obj],
+        subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-c", "x.c", "-o", obj] + list(flags),
                        cwd=folder, check=True)
         return static_checks.inspect_object(obj, API, COURSE, ALLOW)
     finally:
@@ -87,6 +87,28 @@ class Objects(unittest.TestCase):
         reasons = reasons_for(GOOD + "__attribute__((section(\".gnu.linkonce.x\"))) static int x = 1;\n"
                               "int *keep_x = &x;\n")
         self.assertTrue(any(".gnu.linkonce.x" in r for r in reasons), reasons)
+
+    def test_machine_code_in_a_code_section_is_refused(self):
+        # What the compile guard refuses in the source (the section attribute), caught
+        # again in the object, whatever put it there.
+        for section in (".text.forged", ".text", ".text.unlikely"):
+            reasons = reasons_for(GOOD + '__attribute__((section("%s"))) static const unsigned '
+                                  'char code[] = {0x0f, 0x05};\n'
+                                  'const void *roundtrip_code(void) { return code; }\n'
+                                  % section)
+            self.assertTrue(any("code section %s" % section in r and "(code)" in r
+                                for r in reasons), (section, reasons))
+
+    def test_data_made_executable_or_named_oddly_is_refused(self):
+        reasons = reasons_for(GOOD + '__attribute__((section(".rodata.x,\\"ax\\",@progbits#")))'
+                              ' static const int k = 1;\nconst int *roundtrip_k(void) { return &k; }\n')
+        self.assertTrue(any("executable" in r and ".rodata.x" in r for r in reasons), reasons)
+
+    def test_the_sections_of_split_functions_and_data_are_accepted(self):
+        self.assertEqual(reasons_for(GOOD + "static const char *names[] = {\"a\", \"b\"};\n"
+                                     "const char *roundtrip_name(int i) { return names[i]; }\n",
+                                     ["-ffunction-sections", "-fdata-sections", "-fPIC"]),
+                         [])
 
 
 class Lists(unittest.TestCase):

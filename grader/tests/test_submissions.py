@@ -107,6 +107,23 @@ class Folders(unittest.TestCase):
         self.assertEqual(len(skipped), 2)
 
 
+    def test_names_that_are_not_utf8_are_graded_and_shown_escaped(self):
+        root = os.fsencode(self.root)
+        folder = os.path.join(root, b"st\xffudent")
+        os.makedirs(os.path.join(folder, b"ch01-memory"))
+        with open(os.path.join(folder, b"ch01-memory", b"roundtrip.c"), "wb") as f:
+            f.write(b"A")
+        open(os.path.join(folder, b"ch01-memory", b"n\xfe.c"), "wb").close()
+        (got,), _ = submissions.discover(self.root)
+        submissions.read_files(got, EXERCISES)
+        self.assertEqual(got.files, {"ch01-memory/roundtrip": b"A"})
+        self.assertEqual(got.student, "st_udent")
+        self.assertEqual(got.shown_name, "st\\xffudent")
+        self.assertIn("ch01-memory/n\\xfe.c", got.notes[0])
+        for text in [got.shown_name] + got.notes:
+            text.encode("utf-8")  # what a feedback file can hold
+
+
 class Archives(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()

@@ -14,6 +14,12 @@ if ! command -v python3 >/dev/null 2>&1; then
     return 0
 fi
 
+# make grade confines submissions with bubblewrap (make deps installs it; make test may not
+# have run make deps).
+if ! deps_log=$(grader/install-deps.sh --if-missing 2>&1); then
+    fail "the grader's prerequisites (bubblewrap, python3-seccomp) are installed" "$deps_log"
+fi
+
 # --- Unit tests (host only) ----------------------------------------------------------------
 unit_log=$(python3 -m unittest discover -s grader/tests -v 2>&1)
 unit_status=$?
@@ -214,7 +220,8 @@ if [[ -n $gpu_mode ]]; then
     else
         unsafe_class=$grader_work/class-unsafe
         mkdir -p "$unsafe_class"
-        for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip; do
+        for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip \
+            hostile-every-descriptor hostile-reaches-out; do
             cp -r "$class/$sample" "$unsafe_class/"
         done
         good_before=$(sha256sum "$out/students/student-good/results.json")
@@ -233,6 +240,20 @@ if [[ -n $gpu_mode ]]; then
             pass "a submission writing forged grades changes nobody's files"
         else
             fail "a submission writing forged grades changes nobody's files" "$(cat "$out/grades.csv")"
+        fi
+        # What hostile-reaches-out tried to leave: in the host's /tmp and /dev/shm, the home
+        # folders, and every folder it could list from its working folder up to the root.
+        left_files=$( { find "$PWD" /tmp /dev/shm -name grader-leftover-reaches-out
+                        find "$HOME" /root /home -maxdepth 2 -name grader-leftover-reaches-out
+                        folder=$PWD/$scratch/a/b/c/d
+                        while [[ $folder != / ]]; do
+                            folder=$(dirname "$folder")
+                            find "$folder" -maxdepth 2 -name grader-leftover-reaches-out
+                        done; } 2>/dev/null | sort -u)
+        if [[ -z $left_files ]]; then
+            pass "a submission leaves no file outside its test's view (host /tmp, /dev/shm, home folders, the course, the scratch folder)"
+        else
+            fail "a submission leaves no file outside its test's view" "$left_files"
         fi
         leftovers=$(grep -l "grader-leftover" /proc/[0-9]*/comm 2>/dev/null)
         if [[ -z $leftovers ]]; then
