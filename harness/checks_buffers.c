@@ -61,7 +61,7 @@ bool describe_mismatch(const void *got, const void *want, size_t bytes, const el
                      "none of the %zu %s of %s arrived: every byte still holds the test's "
                      "poison (0x%02X), so nothing was copied into this buffer",
                      total, unit, what, POISON_BYTE);
-        else if (first_wrong == sizeof(void *) && bytes > sizeof(void *))
+        else if (first_wrong == sizeof(void *) && bytes > sizeof(void *) && first_wrong != count)
             snprintf(message, size,
                      "only the first %zu bytes of %s arrived, the rest still hold the test's "
                      "poison: exactly the size of a pointer. sizeof applied to a pointer gives "
