@@ -17,7 +17,9 @@ fi
 # make grade confines submissions with bubblewrap (make deps installs it; make test may not
 # have run make deps).
 if ! deps_log=$(grader/install-deps.sh --if-missing 2>&1); then
-    fail "the grader's prerequisites (bubblewrap, python3-seccomp) are installed" "$deps_log"
+    fail "the grader's prerequisite bubblewrap is installed" "$deps_log"
+elif [[ $deps_log == *"python3-seccomp could not be installed"* ]]; then
+    skip "the grader's system call filter (skipped: $deps_log)"
 fi
 
 # --- Unit tests (host only) ----------------------------------------------------------------
