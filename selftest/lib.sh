@@ -48,3 +48,19 @@ build() {
 
 # Seconds since an $EPOCHREALTIME reading (awk: bc is not everywhere).
 seconds_since() { awk -v from="$1" -v to="$EPOCHREALTIME" 'BEGIN { printf "%.3f", to - from }'; }
+
+# scratch_for_grading PATH: PATH (in the course), where other users can enter the course's
+# folder, as the unprivileged uids that build and run submissions must; else (root in a private
+# home, say) a new folder they can enter in $TMPDIR or /tmp, as make grade's own default is.
+scratch_for_grading() {
+    local folder=$PWD
+    while [[ $folder != / ]]; do
+        if [[ $(stat -c %A "$folder") != ????????x? ]]; then
+            folder=$(mktemp -d "${TMPDIR:-/tmp}/course-selftest.XXXXXX") && chmod 755 "$folder"
+            echo "$folder"
+            return
+        fi
+        folder=$(dirname "$folder")
+    done
+    echo "$1"
+}

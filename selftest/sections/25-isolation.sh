@@ -64,8 +64,9 @@ if need_gpu "the isolation fixture"; then
     mkdir -p "$class/a-student/ch00-isolation"
     cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$class/a-student/ch00-isolation/"
     chmod -R a+rX "$class"
+    isolation_scratch=$(scratch_for_grading "$PWD/$copy/build/scratch")
     grade_log=$($MAKE -s --no-print-directory -C "$copy" grade SUBMISSIONS=build/class \
-                OUT=build/grades SCRATCH="$PWD/$copy/build/scratch" TEST_TIMEOUT=3 2>&1)
+                OUT=build/grades SCRATCH="$isolation_scratch" TEST_TIMEOUT=3 2>&1)
     feedback=$(cat "$copy/build/grades/students/a-student/feedback.md" 2>/dev/null)
     if [[ -z $feedback ]]; then
         fail "make grade graded the fixture" "$grade_log"
@@ -73,4 +74,5 @@ if need_gpu "the isolation fixture"; then
         isolation_expect "make grade" "$feedback"
     fi
     rm -rf "$copy"
+    [[ $isolation_scratch == "$PWD/$copy/build/scratch" ]] || rm -rf "$isolation_scratch"
 fi

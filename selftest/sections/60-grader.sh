@@ -100,7 +100,8 @@ rm -rf "$grader_work"
 mkdir -p "$grader_work"
 class=$grader_work/class
 out=$grader_work/grader-out # the hostile writes-outside sample aims at this name
-scratch=$grader_work/scratch # inside the course: the sandbox must keep it apart
+# The scratch folder inside the course, which the sandbox must keep apart, where it can be.
+scratch=$(scratch_for_grading "$PWD/$grader_work/scratch")
 python3 grader/make_class.py sample "$class"
 if need_gpu "grading the sample class with its tests run (the GPU part of make grade)"; then
     gpu_mode=1 gpu_args=() check_args=() make_args=()
@@ -189,9 +190,9 @@ done <<<"$check_log"
 # --- A Slurm task run again alone still grades its own slice --------------------------------
 # Task 7 of an array of 10, resubmitted as an array of one: it takes the students at
 # places 7, 17, ... of the class. Builds only (no GPU given), so it is quick anywhere.
-mkdir -p "$grader_work/slurm-tmp"
+mkdir -p "$scratch/slurm-tmp"
 SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_COUNT=1 SLURM_SUBMIT_DIR=$PWD CUDA_VISIBLE_DEVICES='' \
-    TMPDIR=$PWD/$grader_work/slurm-tmp timeout 300 grader/slurm-grade.sh "$class" \
+    TMPDIR=$scratch/slurm-tmp timeout 300 grader/slurm-grade.sh "$class" \
     "$grader_work/slurm-out" 10 >"$grader_work/slurm.log" 2>&1
 class_size=$(find "$class" -mindepth 1 -maxdepth 1 | wc -l)
 slice_students=$(((class_size - 7 + 9) / 10)) # places 7, 17, ... below class_size
@@ -247,7 +248,7 @@ if [[ -n $gpu_mode ]]; then
         # folders, and every folder it could list from its working folder up to the root.
         left_files=$( { find "$PWD" /tmp /dev/shm -name grader-leftover-reaches-out
                         find "$HOME" /root /home -maxdepth 2 -name grader-leftover-reaches-out
-                        folder=$PWD/$scratch/a/b/c/d
+                        folder=$scratch/a/b/c/d
                         while [[ $folder != / ]]; do
                             folder=$(dirname "$folder")
                             find "$folder" -maxdepth 2 -name grader-leftover-reaches-out
@@ -265,3 +266,4 @@ if [[ -n $gpu_mode ]]; then
         fi
     fi
 fi
+[[ $scratch == "$PWD/$grader_work/scratch" ]] || rm -rf "$scratch"
