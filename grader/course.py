@@ -195,6 +195,11 @@ class Course:
         Check unpacked into .deps/, the driver's library where a container keeps it."""
         folders = [self.make_vars.get("CUDA_HOME"), self.path(".deps")]
         folders += os.environ.get("LD_LIBRARY_PATH", "").split(":")
+        # A compiler installed outside /usr (/opt/gcc/bin/gcc): its whole prefix, which holds
+        # what it runs (cc1, the assembler's wrappers) and its own libraries.
+        compiler = shutil.which(self.make_vars.get("CC") or os.environ.get("CC") or "cc")
+        if compiler:
+            folders.append(os.path.dirname(os.path.dirname(os.path.realpath(compiler))))
         folders = [f for f in folders if f and os.path.isdir(f)]
         # Both names of a linked folder: programs may know either (an rpath, the loader).
         return sorted({os.path.abspath(f) for f in folders} | {os.path.realpath(f)

@@ -31,7 +31,7 @@ if ((${#missing[@]} == 0)); then
 fi
 # Packages already downloaded into .deps/debs/ (a machine without network) are unpacked first.
 for package in "${missing[@]}"; do
-    deb=$(ls -t .deps/debs/"${package}"_*.deb 2>/dev/null | head -n 1)
+    deb=$(ls -t .deps/debs/"${package}"_*.deb 2>/dev/null | head -n 1 || true)
     [[ -n $deb ]] && mkdir -p "$LOCAL_ROOT" && dpkg -x "$deb" "$LOCAL_ROOT"
 done
 still=()
@@ -48,7 +48,7 @@ if ((${#still[@]} > 0)); then
         mkdir -p .deps/debs "$LOCAL_ROOT"
         (cd .deps/debs && apt-get download "${still[@]}" >/dev/null 2>&1) || true
         for package in "${still[@]}"; do
-            deb=$(ls -t .deps/debs/"${package}"_*.deb 2>/dev/null | head -n 1)
+            deb=$(ls -t .deps/debs/"${package}"_*.deb 2>/dev/null | head -n 1 || true)
             [[ -n $deb ]] && dpkg -x "$deb" "$LOCAL_ROOT"
         done
     fi
