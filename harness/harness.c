@@ -37,6 +37,20 @@ void course_test_end(void)
 static void *host_buffers[MAX_HOST_BUFFERS];
 static size_t host_buffer_count;
 
+bool harness_free_of_cuda_memory(const void *ptr, trace_resource resource)
+{
+    if (!trace_is_on())
+        return false; /* the harness's own frees, and anything outside a test */
+    (void)ptr;
+    if (resource == RESOURCE_REGISTRATION)
+        ck_abort_msg("free() was given host memory that is still registered with the CUDA runtime "
+                     "(cudaHostRegister): call cudaHostUnregister on it first, then free it");
+    ck_abort_msg("free() was given %s, which malloc never returned: memory from cudaMalloc is "
+                 "given back with cudaFree, pinned memory from cudaMallocHost or cudaHostAlloc "
+                 "with cudaFreeHost; free() takes only what malloc returned",
+                 resource_words(resource));
+}
+
 void harness_host_free(void *h_buffer)
 {
     for (size_t i = 0; i < host_buffer_count; i++)

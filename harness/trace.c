@@ -264,6 +264,14 @@ void trace_record(const traced_call *call, bool tracing_this_call)
     recorded++;
 }
 
+trace_resource ledger_resource_of(const void *handle)
+{
+    for (size_t i = 0; i < held_count; i++)
+        if (held[i].handle == handle)
+            return held[i].resource;
+    return RESOURCE_NONE;
+}
+
 size_t ledger_held(trace_resource resource)
 {
     size_t count = 0;

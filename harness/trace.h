@@ -100,6 +100,8 @@ const char *resource_releases(trace_resource resource);
  * cudaErrorMemoryAllocation without reaching the runtime. */
 bool ledger_over_limit(traced_function function, size_t bytes);
 size_t ledger_limit_mb(void); /* 0: no limit */
+/* What the ledger holds at exactly this pointer (RESOURCE_NONE: nothing). */
+trace_resource ledger_resource_of(const void *handle);
 size_t ledger_held(trace_resource resource);
 /* Gives back everything held (events and streams after the memory they may use); returns how
  * many it gave back. False in *complete when the ledger had overflowed, so some could not be. */

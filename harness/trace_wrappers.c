@@ -323,3 +323,19 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
     call.handle = call.stream = stream;
     FINISH(__real_cudaStreamDestroy(stream));
 }
+
+/* --- free(), which is no CUDA call, but the learner's code may give it CUDA's memory ------- */
+
+/* The test's verdict on free() of memory the ledger holds (harness.c): it fails the running
+ * test, in words, before the C library crashes on it; outside a test it returns false. */
+bool harness_free_of_cuda_memory(const void *ptr, trace_resource resource);
+
+void __real_free(void *ptr);
+void __wrap_free(void *ptr)
+{
+    trace_resource resource = ptr != NULL ? ledger_resource_of(ptr) : RESOURCE_NONE;
+    if (resource != RESOURCE_NONE && resource != RESOURCE_EVENT && resource != RESOURCE_STREAM &&
+        harness_free_of_cuda_memory(ptr, resource))
+        return;
+    __real_free(ptr);
+}

@@ -2,7 +2,7 @@
  *
  * free() is given a pointer malloc never returned, and the C library ends the program. The test
  * names the mistake: which call gives back which memory.
- * expect: Memory from cudaMalloc is given back with cudaFree
+ * expect: memory from cudaMalloc is given back with cudaFree
  */
 #include "roundtrip.h"
 
