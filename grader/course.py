@@ -19,15 +19,9 @@ import os
 import shutil
 import subprocess
 
-from static_checks import defined_symbols, header_api, undefined_symbols
+from static_checks import defined_symbols, header_api
 
 VIEW_LINKS = ("Makefile", "mk", "common", "harness", "tests", ".deps")
-# Linked into every submission's test program: see grader/exit_shim.c. A path below BUILD.
-EXIT_SHIM_OBJECT = os.path.join("obj", "grader", "exit_shim.o")
-# The calls it stands in for, renamed in the student's object alone.
-EXIT_RENAMES = {"exit": "grader_exit", "_exit": "grader__exit", "_Exit": "grader__Exit",
-                "quick_exit": "grader_quick_exit"}
-
 
 class Exercise:
     def __init__(self, exercise_id, record):
@@ -38,7 +32,6 @@ class Exercise:
         self.max_points = sum(points for _, points in self.tests)
         self.api = []  # functions the header declares
         self.course_defined = set()  # what the test, the harness and common/ define
-        self.times_gpu = False  # its tests measure the GPU: they must have it to themselves
 
 
 class CourseError(RuntimeError):
@@ -97,9 +90,8 @@ class Course:
         libraries = [os.path.join(self.build, "lib", name)
                      for name in ("libharness.a", "libcommon.a")]
         test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]
-        shim = os.path.join(self.build, EXIT_SHIM_OBJECT)
         renderer = os.path.join(self.build, "tools", "report_block")  # the report's blocks
-        run = self.make(*(libraries + test_objects + [shim, renderer]))
+        run = self.make(*(libraries + test_objects + [renderer]))
         if run.returncode != 0:
             raise CourseError("the course's own harness and tests did not build:\n" + run.stdout)
         # Rubric programs: the course's stubs, or where a stub does not build, its solution.
@@ -110,13 +102,11 @@ class Course:
         self.common_symbols = defined_symbols([self.built("lib", "libcommon.a")])
         course_wide = defined_symbols([self.built("lib", "libharness.a"),
                                        self.built("lib", "libcommon.a")])
-        timing = defined_symbols(glob.glob(self.built("obj", "harness", "*timing*.o")))
         for exercise_id in ids:
             exercise = Exercise(exercise_id, self._rubric(exercise_id))
             test_object = self.built("obj", "tests", exercise_id + ".o")
             exercise.course_defined = course_wide | defined_symbols([test_object])
             exercise.api = self._api(exercise_id)
-            exercise.times_gpu = self._times_gpu(exercise_id, test_object, timing)
             self.exercises[exercise_id] = exercise
         return self.exercises
 
@@ -137,15 +127,6 @@ class Course:
                     return json.load(f)
         raise CourseError("the test program of %s did not build, so its rubric is unknown "
                           "(try: make check EX=%s)" % (exercise_id, exercise_id))
-
-    def _times_gpu(self, exercise_id, test_object, timing_helpers):
-        """Whether the exercise's tests time the GPU: they say COURSE_TIMES_THE_GPU, or call
-        the harness's own timing measurements (harness/checks_timing.c), which they compare
-        the learner's with."""
-        with open(self.path("tests", exercise_id + ".c"), errors="replace") as f:
-            if "COURSE_TIMES_THE_GPU" in f.read():
-                return True
-        return bool(timing_helpers & undefined_symbols(test_object))
 
     def _api(self, exercise_id):
         """The functions exercise_id's header declares; failing that, what its stub defines."""
@@ -174,7 +155,7 @@ class Course:
         with open(os.path.join(view, "exercises", chapter, name + ".c"), "wb") as f:
             f.write(source)
         built = [os.path.join("lib", "libharness.a"), os.path.join("lib", "libcommon.a"),
-                 os.path.join("obj", "tests", exercise_id + ".o"), EXIT_SHIM_OBJECT]
+                 os.path.join("obj", "tests", exercise_id + ".o")]
         for library in ("harness", "common"):
             built += [os.path.relpath(o, self.built()) for o in
                       glob.glob(self.built("obj", library, "*.o"))]
@@ -204,16 +185,6 @@ class Course:
         # Both names of a linked folder: programs may know either (an rpath, the loader).
         return sorted({os.path.abspath(f) for f in folders} | {os.path.realpath(f)
                                                                 for f in folders})
-
-    def rename_exits(self, obj):
-        """Points the object's exit calls at the shim's (grader/exit_shim.c)."""
-        command = ["objcopy"]
-        for name, replacement in EXIT_RENAMES.items():
-            command += ["--redefine-sym", "%s=%s" % (name, replacement)]
-        run = subprocess.run(command + [obj], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True)
-        if run.returncode != 0:
-            raise CourseError("objcopy failed on %s: %s" % (obj, run.stdout))
 
     def object_target(self, exercise_id):
         return os.path.join(self.build, "obj", "exercises", exercise_id + ".o")

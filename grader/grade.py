@@ -170,8 +170,6 @@ class Grader:
         variables = dict(self.course.make_vars, BUILD=self.course.build)
         variables["CC"] = "%s %s" % (self.python, os.path.join(HERE, "compile_guard.py"))
         variables["LDFLAGS"] = (variables.get("LDFLAGS", "") + " -Wl,-z,noexecstack").strip()
-        variables["LDLIBS"] = (variables.get("LDLIBS", "") + " " + os.path.join(
-            self.course.build, course_module.EXIT_SHIM_OBJECT)).strip()
         make = self.course.make_command + ["-s", "--no-print-directory"] + [
             "%s=%s" % kv for kv in variables.items()]
         # 64 MiB a file: an exercise's object and test program are a few MiB at most.
@@ -200,7 +198,6 @@ class Grader:
                                                    self.allow)
             if reasons:
                 return Build("rejected", reasons)
-        self.course.rename_exits(obj)
         if not link:
             return Build("built", source=os.path.join(view, relative_source))
         linked = step(self.course.program_target(exercise.id))
@@ -229,8 +226,6 @@ class Grader:
         paths = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
                  "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
                  "COURSE_CONTEXT_LOCK": "contexts.lock"}
-        if os.environ.get("EXPERIMENT_PARALLEL_CONTEXTS"):  # TEMPORARY: measuring both ways
-            del paths["COURSE_CONTEXT_LOCK"]
         for variable, file_name in paths.items():
             paths[variable] = os.path.join(folder, file_name)
             with open(paths[variable], "a"):
