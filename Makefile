@@ -154,17 +154,14 @@ all: prerequisites
 course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
+# Without a make of their own in between, so that a failure ends in one line of make's, not two.
 check: prerequisites
-	@$(MAKE) --no-print-directory check-now
-
-check-now:
+check check-now:
 	@MAKE="$(MAKE)" harness/check.sh $(TREE) $(if $(EX),$(EX),$(EXERCISES))
 
 ## make test           the course's own test suite (REQUIRE_GPU=1: a missing GPU is a failure)
 test: prerequisites
-	@$(MAKE) --no-print-directory test-now
-
-test-now:
+test test-now:
 	@MAKE="$(MAKE)" REQUIRE_GPU="$(REQUIRE_GPU)" selftest/run.sh
 
 ## make run            run the chapter programs (CH=1 for one chapter)

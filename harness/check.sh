@@ -122,7 +122,7 @@ for exercise in "$@"; do
     fi
 done
 
-no_gpu=
+no_gpu= refused=
 for exercise in "$@"; do
     status=0
     [[ -n ${running[$exercise]:-} ]] && { wait "${running[$exercise]}"; status=$?; }
@@ -130,8 +130,16 @@ for exercise in "$@"; do
         no_gpu=$(sed -n 's/.*no CUDA device: //p' "$results/$exercise.report" | head -n 1)
         continue
     fi
+    if [[ $status -eq 2 ]]; then # the test program refused what it was given (a setting)
+        refused=$(cat "$results/$exercise.report")
+        continue
+    fi
     cat "$results/$exercise.report"
 done
+if [[ -n $refused ]]; then
+    echo "check: $refused" >&2
+    exit 2
+fi
 if [[ -n $no_gpu ]]; then
     echo
     echo "${yellow}No CUDA device is available${reset} ($no_gpu), so the tests did not run: they"

@@ -182,22 +182,26 @@ void expect_everything_released(const char *function_name)
     for (size_t i = 0; i < trace_count(); i++) {
         const traced_call *call = trace_get(i);
         trace_resource resource = traced_function_resource(call->function);
-        if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
+        if (resource == RESOURCE_NONE || call->handle == NULL)
             continue;
         const char *acquired_with = traced_function_name(call->function);
-        if (traced_function_role(call->function) == ROLE_RELEASE) {
+        /* A second release is a mistake whether or not the runtime noticed it. */
+        if (traced_function_role(call->function) == ROLE_RELEASE && !call->injected) {
             size_t first = 0;
             ck_assert_msg(!released_before(i, &first),
                           "%s gave back the same %s twice: call %zu (%s) released it, then call "
-                          "%zu (%s) again. After the first release it is no longer yours (the "
+                          "%zu (%s) again%s. After the first release it is no longer yours (the "
                           "runtime may already have handed it to someone else): release each "
                           "thing exactly once, and on an error path only what was acquired. "
                           "The calls:%s",
                           function_name, resource_words(resource), first + 1,
                           traced_function_name(trace_get(first)->function), i + 1, acquired_with,
+                          call->result != cudaSuccess ? ", which the runtime refused" : "",
                           trace_summary());
             continue;
         }
+        if (call->result != cudaSuccess)
+            continue;
         bool released = false;
         for (size_t j = i + 1; j < trace_count() && !released; j++) {
             const traced_call *later = trace_get(j);

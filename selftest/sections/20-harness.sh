@@ -28,6 +28,17 @@ if build "$fixture"; then
         fail "the JSON result records each test" "$(cat "$json")"
     fi
     rm -f "$tally" "$json"
+    # A time limit the harness cannot keep is refused in a sentence, before any test runs.
+    for bad in abc -1 0 1e30 inf; do
+        output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=$bad "$fixture" 2>&1)
+        status=$?
+        if [[ $status -eq 2 && $output == *"COURSE_TEST_TIMEOUT=$bad is not a time"* &&
+              $output != *PASS* && $output != *FAIL* ]]; then
+            pass "COURSE_TEST_TIMEOUT=$bad is refused in a sentence, with exit 2"
+        else
+            fail "COURSE_TEST_TIMEOUT=$bad is refused in a sentence, with exit 2 (exit $status)" "$output"
+        fi
+    done
 fi
 
 # make check with no GPU: says so, exits non-zero, reports nothing as passed.
