@@ -110,8 +110,9 @@ int main(int argc, char **argv)
     float *h_roomy = host_alloc(bytes + OVERRUN_BYTES); /* room for the overlong copy */
     /* listing: rejected-calls */
     /* (a) A host-to-device copy that claims to go device to host. h_source is
-     * pageable memory from malloc, which the GPU cannot reach, so it cannot be
-     * the device-side source that the kind says it is. */
+     * pageable memory from malloc, which the runtime does not take for device
+     * memory (unless the system lets the GPU reach it, through HMM or ATS), so
+     * it cannot be the device-side source that the kind says it is. */
     as_documented &= expect_error("(a) the wrong kind, with pageable host memory",
                                   "cudaMemcpy(d_first, h_source, bytes, cudaMemcpyDeviceToHost)",
                                   cudaMemcpy(d_first, h_source, bytes, cudaMemcpyDeviceToHost),
