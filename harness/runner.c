@@ -135,7 +135,7 @@ typedef struct reply {
     uint64_t nonce;
     uint32_t test;
     uint32_t verdict;
-    uint32_t start_afresh; /* the worker cannot vouch for the next test */
+    uint32_t start_afresh; /* why the worker cannot vouch for the next test; 0: it can */
     uint32_t message_length;
 } reply;
 
@@ -268,15 +268,34 @@ static enum verdict run_test(int t, char *message, size_t size)
     return verdict;
 }
 
-/* After a test: gives back what it left, and says whether the next test can share this
- * process. A context that a CUDA error has poisoned fails the test that poisoned it. */
-static bool tidy_up(const worker_state *state, enum verdict *verdict, char *message, size_t size)
+/* Why a worker cannot vouch for the next test (a reply's start_afresh, a set of these). */
+enum fresh_start_reason {
+    FRESH_POISONED = 1,      /* a CUDA error that no call clears */
+    FRESH_LEDGER_FULL = 2,   /* more held than the ledger could note, so not all given back */
+    FRESH_MEMORY_KEPT = 4,   /* device memory missing that the ledger did not know of */
+    FRESH_THREADS_LEFT = 8,  /* threads of the code under test still running */
+};
+
+static const char *fresh_start_words(uint32_t reasons)
+{
+    return reasons & FRESH_POISONED      ? "the context was poisoned"
+           : reasons & FRESH_LEDGER_FULL ? "more was held than the ledger notes"
+           : reasons & FRESH_MEMORY_KEPT ? "device memory was not all given back"
+           : reasons & FRESH_THREADS_LEFT ? "threads were left running"
+                                          : "no reason";
+}
+
+/* After a test: gives back what it left, and says (0, or the reasons) whether the next test
+ * can share this process. A context that a CUDA error has poisoned fails the test that
+ * poisoned it. */
+static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *message,
+                        size_t size)
 {
     trace_stop();
     cuda_check_set_handler(NULL);
     harness_release_buffers();
     if (!state->use_cuda)
-        return thread_count() <= state->threads;
+        return thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT;
 
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
@@ -293,7 +312,7 @@ static bool tidy_up(const worker_state *state, enum verdict *verdict, char *mess
                  "every CUDA call after it in this process fails the same way",
                  used ? ". Also, " : "", cuda_error_describe(err, why, sizeof why));
         *verdict = VERDICT_FAIL;
-        return false;
+        return FRESH_POISONED;
     }
     bool complete = true;
     (void)ledger_release_all(&complete);
@@ -301,7 +320,8 @@ static bool tidy_up(const worker_state *state, enum verdict *verdict, char *mess
     bool memory_back = cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
                        device_free + DEVICE_MEMORY_SLACK >= state->device_free;
     (void)cudaGetLastError();
-    return complete && memory_back && thread_count() <= state->threads;
+    return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
+           (thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
 }
 
 static void send_hello(int reply_fd, bool gpu_ok, const char *why)
@@ -347,13 +367,13 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
         running_test = (int)c.test;
         enum verdict verdict = run_test((int)c.test, message, sizeof message);
         running_test = -1;
-        bool can_go_on = tidy_up(&state, &verdict, message, sizeof message);
+        uint32_t fresh_start = tidy_up(&state, &verdict, message, sizeof message);
         lock(state.gpu_lock, LOCK_UN);
         fflush(NULL); /* what the test printed goes out before its verdict */
-        reply r = {c.nonce, c.test, verdict, !can_go_on, (uint32_t)strlen(message)};
+        reply r = {c.nonce, c.test, verdict, fresh_start, (uint32_t)strlen(message)};
         if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
             break;
-        if (!can_go_on)
+        if (fresh_start)
             break;
     }
     fflush(NULL);
@@ -678,6 +698,9 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
             if (r.start_afresh) {
                 int status;
                 stop_worker(&w, true, &status, NULL);
+                if (getenv("COURSE_RUNNER_STATS"))
+                    fprintf(stderr, "runner: a fresh worker after test %d: %s\n", t + 1,
+                            fresh_start_words(r.start_afresh));
             }
         } else {
             int status = 0;
