@@ -4,8 +4,8 @@
 #   harness/check.sh TREE EXERCISE...      TREE is exercises or solutions
 #
 # Each exercise is built on its own, so one that does not compile costs only
-# itself; its compiler errors are shown in its place. Test programs run one at
-# a time, since some of them time copies and must have the GPU to themselves.
+# itself; its compiler errors are shown in its place. The test programs run side
+# by side; a test that times copies takes the GPU alone through the runner's lock.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,9 +47,9 @@ mkdir -p "$results"
 : >"$tally"
 
 if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
-    red=$'\033[31;1m' yellow=$'\033[33;1m' bold=$'\033[1m' reset=$'\033[0m'
+    yellow=$'\033[33;1m' bold=$'\033[1m' reset=$'\033[0m'
 else
-    red='' yellow='' bold='' reset=''
+    yellow='' bold='' reset=''
 fi
 
 # The harness itself must build; if it does not, that is the course's fault.

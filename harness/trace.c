@@ -80,22 +80,6 @@ const char *resource_release_call(trace_resource resource)
     return resource < RESOURCE_COUNT ? resource_partner[resource] : "its release";
 }
 
-const char *resource_releases(trace_resource resource)
-{
-    static char words[256];
-    size_t used = 0, found = 0;
-    words[0] = '\0';
-    for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
-        if (described[f].resource != resource || described[f].role != ROLE_RELEASE)
-            continue;
-        int written = snprintf(words + used, sizeof words - used, "%s%s", found ? " or " : "",
-                               described[f].name);
-        used += written > 0 && (size_t)written < sizeof words - used ? (size_t)written : 0;
-        found++;
-    }
-    return words;
-}
-
 /* --- The trace ------------------------------------------------------------------------- */
 
 void trace_start(void)
@@ -245,11 +229,6 @@ bool ledger_over_limit(traced_function function, size_t bytes)
     return bytes > memory_limit() || held_now > memory_limit() - bytes;
 }
 
-size_t ledger_limit_mb(void)
-{
-    return memory_limit() == SIZE_MAX ? 0 : memory_limit() >> 20;
-}
-
 void trace_record(const traced_call *call, bool tracing_this_call)
 {
     ledger_note(call);
@@ -270,14 +249,6 @@ trace_resource ledger_resource_of(const void *handle)
         if (held[i].handle == handle)
             return held[i].resource;
     return RESOURCE_NONE;
-}
-
-size_t ledger_held(trace_resource resource)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < held_count; i++)
-        count += held[i].resource == resource;
-    return count;
 }
 
 static cudaError_t release(trace_resource resource, const void *handle)

@@ -91,18 +91,14 @@ cudaError_t traced_function_error(traced_function function);
 const char *resource_words(trace_resource resource); /* "device memory" */
 /* The call that gives `resource` back, as its RESOURCE row names it: "cudaFree". */
 const char *resource_release_call(trace_resource resource);
-/* Every call that releases `resource`, in words: "cudaFree or cudaFreeAsync". */
-const char *resource_releases(trace_resource resource);
 
 /* The ledger: what is held now, whoever acquired it, traced or not. */
 /* Whether acquiring `bytes` more with `function` would pass the memory this program may hold
  * (COURSE_MEMORY_LIMIT_MB, which make grade sets); such a call fails with
  * cudaErrorMemoryAllocation without reaching the runtime. */
 bool ledger_over_limit(traced_function function, size_t bytes);
-size_t ledger_limit_mb(void); /* 0: no limit */
 /* What the ledger holds at exactly this pointer (RESOURCE_NONE: nothing). */
 trace_resource ledger_resource_of(const void *handle);
-size_t ledger_held(trace_resource resource);
 /* Gives back everything held (events and streams after the memory they may use); returns how
  * many it gave back. False in *complete when the ledger had overflowed, so some could not be. */
 size_t ledger_release_all(bool *complete);
