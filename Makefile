@@ -159,10 +159,10 @@ check: prerequisites
 check check-now:
 	@MAKE="$(MAKE)" harness/check.sh $(TREE) $(if $(EX),$(EX),$(EXERCISES))
 
-## make test           the course's own test suite (REQUIRE_GPU=1: a missing GPU is a failure)
+## make test           the course's own test suite (REQUIRE_GPU=1: a missing GPU is a failure; SECTIONS="30 40": those only)
 test: prerequisites
 test test-now:
-	@MAKE="$(MAKE)" REQUIRE_GPU="$(REQUIRE_GPU)" selftest/run.sh
+	@MAKE="$(MAKE)" REQUIRE_GPU="$(REQUIRE_GPU)" SECTIONS="$(SECTIONS)" selftest/run.sh
 
 ## make run            run the chapter programs (CH=1 for one chapter)
 run: prerequisites
