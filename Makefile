@@ -115,11 +115,13 @@ $(foreach m,$(MUTANTS),$(eval $(call MUTANT_RULE,$(m))))
 $(BUILD)/selftest/%: $(BUILD)/obj/selftest/%.o $(HARNESS_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(LINK_TEST)
+$(BUILD)/selftest/unit/test_host_pool: LDLIBS += -pthread
 
-# Chapter programs: plain C against the runtime (NVML is opened at run time).
+# Chapter programs: plain C against the runtime (NVML is opened at run time); -pthread for
+# the ones that run host threads (common/host_pool.c).
 $(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) -pthread -ldl -lm $(LDLIBS) -o $@
 
 # Further entry points (the book, grading, measuring) bring their own rules.
 include $(sort $(wildcard mk/*.mk))

@@ -50,6 +50,11 @@ size_t float_count_argument(int argc, char **argv, const char *usage, size_t def
  * stderr and exits 1. A chapter program has nothing to do without its buffer. */
 void *host_alloc(size_t bytes);
 
+/* Loads the course's kernels (common/gpu_work.h) before a program relies on them; when this
+ * CUDA runtime cannot run them it says so, with the reason and what `needed_for`, prints the
+ * FAILED verdict and exits 1. */
+void gpu_work_require(const char *needed_for);
+
 /* Prints "PASSED" when failure is NULL, else "FAILED: failure"; returns the
  * exit status for main to return (0 or 1). */
 int verdict(const char *failure);

@@ -16,6 +16,7 @@
  * figures. Its last line is "PASSED" (exit 0) or "FAILED: why" (exit 1).
  */
 #include "chapter.h"
+#include "csv_file.h"
 #include "cuda_check.h"
 #include "device_info.h"
 #include "nvml_link.h"
@@ -23,14 +24,11 @@
 #include "timing.h"
 #include "units.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 /* Small copies are cheap to repeat; large ones are capped to about this many bytes per size. */
 #define BYTES_PER_SIZE (1024.0 * 1024 * 1024)
@@ -232,26 +230,6 @@ static bool round_trip_intact(const buffers *b, bool pinned, size_t bytes)
 }
 /* end listing: verify */
 
-/* --- What the machine is ------------------------------------------------------------------ */
-
-static void host_cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "unknown CPU");
-    FILE *file = fopen("/proc/cpuinfo", "r");
-    if (file == NULL)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, file)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            snprintf(name, size, "%s", colon + 2);
-            name[strcspn(name, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(file);
-}
-
 /* --- Results ------------------------------------------------------------------------------- */
 
 typedef struct sweep_results {
@@ -266,49 +244,22 @@ typedef struct sweep_results {
     pcie_link link; /* max_generation 0: NVML could not say */
 } sweep_results;
 
-/* Opens DIR/NAME for writing under a temporary name and writes the common header. */
-static FILE *open_csv(const char *dir, const char *name, const char *what, const device_info *info,
-                      const char *date, char *tmp_path, size_t size)
+/* Opens DIR/NAME with the provenance lines every measured file starts with. */
+static void open_csv(csv_file *csv, const char *dir, const char *name, const char *what,
+                     const device_info *info, const char *date)
 {
-    char cpu[256];
-    snprintf(tmp_path, size, "%s/.%s.tmp", dir, name);
-    FILE *file = fopen(tmp_path, "w");
-    if (file == NULL) {
-        fprintf(stderr, "cannot write %s: %s\n", tmp_path, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
-    host_cpu_name(cpu, sizeof cpu);
-    csv_write_provenance(file, what, info, date);
-    fprintf(file,
-            "# host: %s\n"
-            "# made by: chapters/ch01-memory/07-bandwidth-sweep (make measure)\n",
-            cpu);
-    return file;
-}
-
-static void close_csv(FILE *file, const char *dir, const char *name, const char *tmp_path)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (fclose(file) != 0 || rename(tmp_path, path) != 0) {
-        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
-    printf("wrote %s\n", path);
+    csv_file_open(csv, dir, name, what, "chapters/ch01-memory/07-bandwidth-sweep (make measure)",
+                  info, date);
 }
 
 static void write_csv_files(const char *dir, const sweep_results *r, const device_info *info)
 {
-    char date[32], tmp[1024], driver[16], runtime[16];
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
+    char date[32], driver[16], runtime[16];
+    utc_timestamp(date, sizeof date);
+    csv_file csv;
 
-    FILE *f = open_csv(dir, "bandwidth.csv", "cudaMemcpy bandwidth against transfer size", info,
-                       date, tmp, sizeof tmp);
+    open_csv(&csv, dir, "bandwidth.csv", "cudaMemcpy bandwidth against transfer size", info, date);
+    FILE *f = csv.out;
     fprintf(f, "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA "
                "events\nbytes,reps");
     for (int c = 0; c < CASES; c++)
@@ -320,10 +271,10 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.6g", r->gb_per_s[s][c]); /* 4 B copies run at 0.0005 GB/s */
         fprintf(f, "\n");
     }
-    close_csv(f, dir, "bandwidth.csv", tmp);
+    csv_file_close(&csv);
 
-    f = open_csv(dir, "latency.csv", "what one cudaMemcpy call costs its caller", info, date, tmp,
-                 sizeof tmp);
+    open_csv(&csv, dir, "latency.csv", "what one cudaMemcpy call costs its caller", info, date);
+    f = csv.out;
     fprintf(f, "# unit: microseconds per call, host clock, median of %d calls\nbytes",
             LATENCY_REPS);
     for (int c = 0; c < CASES; c++)
@@ -335,10 +286,11 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.2f", r->call_us[s][c]);
         fprintf(f, "\n");
     }
-    close_csv(f, dir, "latency.csv", tmp);
+    csv_file_close(&csv);
 
     /* The figures the book's text quotes, one per line. */
-    f = open_csv(dir, "summary.csv", "the figures the book quotes", info, date, tmp, sizeof tmp);
+    open_csv(&csv, dir, "summary.csv", "the figures the book quotes", info, date);
+    f = csv.out;
     int last = r->count - 1;
     fprintf(f, "key,value\n");
     fprintf(f, "gpu,%s\n", info->name);
@@ -363,7 +315,7 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
         fprintf(f, "pcie_lanes,%u\n", r->link.max_width);
         fprintf(f, "pcie_gb_per_s,%.1f\n", link_gb_per_s);
     }
-    close_csv(f, dir, "summary.csv", tmp);
+    csv_file_close(&csv);
 }
 
 /* --- The sweep ----------------------------------------------------------------------------- */

@@ -1,0 +1,444 @@
+/* 06-staged-pageable.c - a copy from pageable memory faster than cudaMemcpy: stage it yourself.
+ *
+ * cudaMemcpy from pageable memory is slow because one CPU thread copies the data through the
+ * driver's small pinned staging buffers, one piece after the other (chapter 1). This program
+ * does the staging itself, better: a ring of B pinned buffers of C bytes each, a persistent
+ * pool of T host threads that copy the pageable data into a free buffer together, and
+ * cudaMemcpyAsync sending each filled buffer to the device while the threads fill the next.
+ * The GPU's copy and the CPU's copies overlap, and T threads copy faster than one. Device to
+ * host is the same in reverse: the GPU fills the buffers, the threads empty them.
+ *
+ * For each direction and each combination of threads, buffers and chunk size asked for, it
+ * times the whole copy with the host clock, the pool against threads created for each chunk
+ * (the same work, plus thread creation every time), and prints them against plain pageable
+ * cudaMemcpy and pinned cudaMemcpy of the same size, measured in the same run.
+ *
+ *     06-staged-pageable [--size SIZE] [--threads LIST] [--buffers LIST] [--chunks LIST]
+ *                        [--reps N] [--sweep] [--csv DIR]
+ *
+ * --sweep: 1 GiB, threads 1,2,4,8,12,16, buffers 1,2,3,4, chunks 4M,16M,64M (about a minute on
+ * an H200); the lists given after it replace its own. --csv writes DIR/staged_h2d.csv and
+ * DIR/staged_d2h.csv (`make measure`). Every combination's copy is checked, byte for byte,
+ * into a poisoned destination; the last line is "PASSED" or "FAILED: why".
+ */
+#include "chapter.h"
+#include "csv_file.h"
+#include "cuda_check.h"
+#include "host_pool.h"
+#include "timing.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIST 16
+#define MAX_BUFFERS 16
+#define MAX_REPS 50
+#define POISON 0xFF
+#define SHARE_ALIGN 4096 /* each thread copies whole pages, but for the last one */
+
+static const char usage[] =
+    "[--size SIZE] [--threads LIST] [--buffers LIST] [--chunks LIST] [--reps N] [--sweep]\n"
+    "       [--csv DIR]\n"
+    "       --size     bytes copied each way; K, M, G multiply by 1024 (default 256M)\n"
+    "       --threads  comma-separated counts of host threads, 1 to 256 (default 4)\n"
+    "       --buffers  comma-separated counts of pinned buffers in the ring, 1 to 16 (default 2)\n"
+    "       --chunks   comma-separated sizes of each buffer (default 16M)\n"
+    "       --reps     timed copies per case; the median is reported (default 3)\n"
+    "       --sweep    1G; threads 1,2,4,8,12,16; buffers 1,2,3,4; chunks 4M,16M,64M\n"
+    "       --csv      also write staged_h2d.csv and staged_d2h.csv into DIR";
+
+typedef struct list {
+    size_t values[MAX_LIST];
+    int count;
+} list;
+
+typedef struct options {
+    size_t bytes;
+    list threads, buffers, chunks;
+    int reps;
+    const char *csv_dir;
+} options;
+
+static list parse_list(const char *argv0, const char *name, char *text, bool sizes, size_t high)
+{
+    list l = {.count = 0};
+    for (char *item = strtok(text, ","); item != NULL; item = strtok(NULL, ",")) {
+        if (l.count == MAX_LIST)
+            usage_error(argv0, usage, "%s: at most %d values", name, MAX_LIST);
+        size_t value = 0;
+        bool ok;
+        if (sizes)
+            ok = parse_size(item, &value);
+        else {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(item, &end, 10);
+            ok = errno == 0 && end != item && *end == '\0' && item[0] != '-';
+            value = n;
+        }
+        if (!ok || value == 0 || value > high)
+            usage_error(argv0, usage, "%s: '%s' is not %s", name, item,
+                        sizes ? "a size (e.g. 4M,16M,64M)" : "a count in the range allowed");
+        l.values[l.count++] = value;
+    }
+    if (l.count == 0)
+        usage_error(argv0, usage, "%s: no value given", name);
+    return l;
+}
+
+static options parse_options(int argc, char **argv)
+{
+    options opt = {.bytes = (size_t)256 << 20,
+                   .threads = {{4}, 1},
+                   .buffers = {{2}, 1},
+                   .chunks = {{(size_t)16 << 20}, 1},
+                   .reps = 3};
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        usage_exit_on_help(arg, argv[0], usage);
+        if (strcmp(arg, "--sweep") == 0) {
+            opt.bytes = (size_t)1 << 30;
+            opt.threads = (list){{1, 2, 4, 8, 12, 16}, 6};
+            opt.buffers = (list){{1, 2, 3, 4}, 4};
+            opt.chunks = (list){{(size_t)4 << 20, (size_t)16 << 20, (size_t)64 << 20}, 3};
+            continue;
+        }
+        const char *known[] = {"--size", "--threads", "--buffers", "--chunks", "--reps", "--csv"};
+        bool is_known = false;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            is_known = is_known || strcmp(arg, known[k]) == 0;
+        if (!is_known)
+            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
+        if (a + 1 == argc)
+            usage_error(argv[0], usage, "%s needs a value", arg);
+        char *value = argv[++a];
+        if (strcmp(arg, "--size") == 0) {
+            if (!parse_size(value, &opt.bytes))
+                usage_error(argv[0], usage, "--size: '%s' is not a size (e.g. 256M, 1G)", value);
+        } else if (strcmp(arg, "--threads") == 0)
+            opt.threads = parse_list(argv[0], arg, value, false, HOST_POOL_MAX_THREADS);
+        else if (strcmp(arg, "--buffers") == 0)
+            opt.buffers = parse_list(argv[0], arg, value, false, MAX_BUFFERS);
+        else if (strcmp(arg, "--chunks") == 0)
+            opt.chunks = parse_list(argv[0], arg, value, true, (size_t)1 << 30);
+        else if (strcmp(arg, "--reps") == 0) {
+            list reps = parse_list(argv[0], arg, value, false, MAX_REPS);
+            if (reps.count != 1)
+                usage_error(argv[0], usage, "--reps: one count, from 1 to %d", MAX_REPS);
+            opt.reps = (int)reps.values[0];
+        } else
+            opt.csv_dir = value;
+    }
+    return opt;
+}
+
+/* --- The staged copy --------------------------------------------------------------------- */
+
+typedef struct stager {
+    host_pool *pool;  /* NULL: threads are created for each chunk instead */
+    unsigned threads;
+    unsigned char *h_ring[MAX_BUFFERS]; /* pinned, chunk bytes each */
+    cudaEvent_t ring_done[MAX_BUFFERS]; /* the last copy into or out of each buffer is done */
+    int buffers;
+    size_t chunk;
+    cudaStream_t stream;
+} stager;
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+} copy_job;
+
+/* listing: host-copy */
+/* One thread's share of a chunk: a plain memcpy of its slice. */
+static void copy_share(void *arg, unsigned part, unsigned parts)
+{
+    copy_job *job = arg;
+    size_t begin, end;
+    host_share(job->bytes, SHARE_ALIGN, part, parts, &begin, &end);
+    memcpy(job->dst + begin, job->src + begin, end - begin);
+}
+
+/* All the threads copy one chunk between pageable memory and a pinned buffer. */
+static void host_copy(stager *s, unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+    copy_job job = {dst, src, bytes};
+    if (s->pool != NULL)
+        host_pool_run(s->pool, copy_share, &job);
+    else if (!host_threads_run(s->threads, copy_share, &job))
+        exit(verdict("could not create the threads for a chunk"));
+}
+/* end listing: host-copy */
+
+static size_t piece(const stager *s, size_t bytes, size_t k)
+{
+    size_t offset = k * s->chunk;
+    return bytes - offset < s->chunk ? bytes - offset : s->chunk;
+}
+
+/* listing: staged-to-device */
+static void staged_to_device(stager *s, unsigned char *d_dst, const unsigned char *h_src,
+                             size_t bytes)
+{
+    for (size_t k = 0; k * s->chunk < bytes; k++) {
+        int slot = (int)(k % (size_t)s->buffers);
+        size_t offset = k * s->chunk, n = piece(s, bytes, k);
+        CUDA_CHECK(cudaEventSynchronize(s->ring_done[slot])); /* its last copy up has left */
+        host_copy(s, s->h_ring[slot], h_src + offset, n);     /* the threads fill it */
+        CUDA_CHECK(cudaMemcpyAsync(d_dst + offset, s->h_ring[slot], n, cudaMemcpyHostToDevice,
+                                   s->stream)); /* and the GPU sends it while they go on */
+        CUDA_CHECK(cudaEventRecord(s->ring_done[slot], s->stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+}
+/* end listing: staged-to-device */
+
+static void copy_down(stager *s, const unsigned char *d_src, size_t bytes, size_t k)
+{
+    int slot = (int)(k % (size_t)s->buffers);
+    CUDA_CHECK(cudaMemcpyAsync(s->h_ring[slot], d_src + k * s->chunk, piece(s, bytes, k),
+                               cudaMemcpyDeviceToHost, s->stream));
+    CUDA_CHECK(cudaEventRecord(s->ring_done[slot], s->stream));
+}
+
+/* listing: staged-to-host */
+static void staged_to_host(stager *s, unsigned char *h_dst, const unsigned char *d_src,
+                           size_t bytes)
+{
+    size_t chunks = (bytes + s->chunk - 1) / s->chunk;
+    for (size_t k = 0; k < chunks && k < (size_t)s->buffers; k++)
+        copy_down(s, d_src, bytes, k); /* the GPU fills every buffer of the ring */
+    for (size_t k = 0; k < chunks; k++) {
+        int slot = (int)(k % (size_t)s->buffers);
+        CUDA_CHECK(cudaEventSynchronize(s->ring_done[slot]));    /* chunk k has arrived */
+        host_copy(s, h_dst + k * s->chunk, s->h_ring[slot], piece(s, bytes, k));
+        if (k + (size_t)s->buffers < chunks)
+            copy_down(s, d_src, bytes, k + (size_t)s->buffers); /* the buffer is free again */
+    }
+}
+/* end listing: staged-to-host */
+
+/* --- Measuring ------------------------------------------------------------------------------ */
+
+typedef struct rig {
+    size_t bytes;
+    unsigned char *h_src, *h_dst;   /* pageable: malloc */
+    unsigned char *h_pinned;        /* for the pinned reference copy and the checks */
+    unsigned char *d_dst, *d_src;   /* d_src holds the pattern */
+} rig;
+
+enum direction { TO_DEVICE, TO_HOST };
+
+static double median_ms(double *samples, int reps)
+{
+    return median_of(samples, (size_t)reps);
+}
+
+/* Times reps copies of the whole buffer with the stager, the last into a poisoned
+ * destination, and checks that one; returns the median GB/s, or -1 when the check failed. */
+static double staged_gb_per_s(stager *s, rig *r, enum direction d, int reps)
+{
+    double ms[MAX_REPS];
+    for (int i = 0; i < reps; i++) {
+        bool last = i + 1 == reps;
+        if (last && d == TO_DEVICE)
+            CUDA_CHECK(cudaMemset(r->d_dst, POISON, r->bytes));
+        if (last && d == TO_HOST)
+            memset(r->h_dst, POISON, r->bytes);
+        double start = host_clock_ms();
+        if (d == TO_DEVICE)
+            staged_to_device(s, r->d_dst, r->h_src, r->bytes);
+        else
+            staged_to_host(s, r->h_dst, r->d_src, r->bytes);
+        ms[i] = host_clock_ms() - start;
+    }
+    bool intact;
+    if (d == TO_DEVICE) {
+        CUDA_CHECK(cudaMemcpy(r->h_pinned, r->d_dst, r->bytes, cudaMemcpyDeviceToHost));
+        intact = memcmp(r->h_pinned, r->h_src, r->bytes) == 0;
+    } else
+        intact = memcmp(r->h_dst, r->h_src, r->bytes) == 0; /* d_src holds h_src's pattern */
+    return intact ? bandwidth_gb_per_s(r->bytes, median_ms(ms, reps)) : -1;
+}
+
+/* Plain cudaMemcpy of the whole buffer, from or to pageable or pinned memory. */
+static double plain_gb_per_s(rig *r, enum direction d, bool pinned, int reps)
+{
+    double ms[MAX_REPS];
+    unsigned char *h = pinned ? r->h_pinned : d == TO_DEVICE ? r->h_src : r->h_dst;
+    for (int i = -1; i < reps; i++) { /* the first, untimed, sets things up */
+        double start = host_clock_ms();
+        if (d == TO_DEVICE)
+            CUDA_CHECK(cudaMemcpy(r->d_dst, h, r->bytes, cudaMemcpyHostToDevice));
+        else
+            CUDA_CHECK(cudaMemcpy(h, r->d_src, r->bytes, cudaMemcpyDeviceToHost));
+        if (i >= 0)
+            ms[i] = host_clock_ms() - start;
+    }
+    return bandwidth_gb_per_s(r->bytes, median_ms(ms, reps));
+}
+
+typedef struct result {
+    unsigned threads;
+    int buffers;
+    size_t chunk;
+    double pool_gb_per_s, per_chunk_gb_per_s;
+} result;
+
+static int faster_first(const void *a, const void *b)
+{
+    double x = ((const result *)a)->pool_gb_per_s, y = ((const result *)b)->pool_gb_per_s;
+    return (x < y) - (x > y);
+}
+
+static void write_csv(const char *dir, const char *name, const char *what, result *results,
+                      int count, double pageable, double pinned, size_t bytes, int reps)
+{
+    device_info info;
+    char date[32];
+    CUDA_CHECK(device_info_query(0, &info));
+    csv_file csv;
+    csv_file_open(&csv, dir, name, what, "chapters/ch03-streams/06-staged-pageable (make measure)",
+                  &info, utc_timestamp(date, sizeof date));
+    fprintf(csv.out,
+            "# unit: GB/s (10^9 bytes per second), host clock, median of %d copies of %zu "
+            "bytes; rank 1 is the fastest pool; pool: persistent threads; per_chunk: threads "
+            "created for each chunk; pageable, pinned: plain cudaMemcpy in the same run\n"
+            "rank,threads,buffers,chunk_bytes,pool_gb_per_s,per_chunk_gb_per_s,"
+            "pageable_gb_per_s,pinned_gb_per_s\n",
+            reps, bytes);
+    qsort(results, (size_t)count, sizeof *results, faster_first);
+    for (int i = 0; i < count; i++)
+        fprintf(csv.out, "%d,%u,%d,%zu,%.2f,%.2f,%.2f,%.2f\n", i + 1, results[i].threads,
+                results[i].buffers, results[i].chunk, results[i].pool_gb_per_s,
+                results[i].per_chunk_gb_per_s, pageable, pinned);
+    csv_file_close(&csv);
+}
+
+int main(int argc, char **argv)
+{
+    options opt = parse_options(argc, argv);
+    char size[32], chunk_text[32];
+    const char *failure = NULL;
+    rig r = {.bytes = opt.bytes};
+    r.h_src = host_alloc(r.bytes);
+    r.h_dst = host_alloc(r.bytes);
+    for (size_t i = 0; i < r.bytes; i++) /* touches every page before anything is timed */
+        r.h_src[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
+    memset(r.h_dst, 0, r.bytes);
+    CUDA_CHECK(cudaMallocHost((void **)&r.h_pinned, r.bytes));
+    CUDA_CHECK(cudaMalloc((void **)&r.d_dst, r.bytes));
+    CUDA_CHECK(cudaMalloc((void **)&r.d_src, r.bytes));
+    CUDA_CHECK(cudaMemcpy(r.d_src, r.h_src, r.bytes, cudaMemcpyHostToDevice));
+    size_t largest_chunk = 0;
+    int largest_buffers = 0;
+    for (int c = 0; c < opt.chunks.count; c++)
+        largest_chunk = opt.chunks.values[c] > largest_chunk ? opt.chunks.values[c] : largest_chunk;
+    for (int b = 0; b < opt.buffers.count; b++)
+        largest_buffers = (int)opt.buffers.values[b] > largest_buffers ? (int)opt.buffers.values[b]
+                                                                       : largest_buffers;
+    stager s = {.buffers = largest_buffers};
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    for (int b = 0; b < largest_buffers; b++) {
+        CUDA_CHECK(cudaMallocHost((void **)&s.h_ring[b], largest_chunk));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s.ring_done[b], cudaEventDisableTiming));
+    }
+
+    const int cases = opt.threads.count * opt.buffers.count * opt.chunks.count;
+    result *results[2] = {calloc((size_t)cases, sizeof(result)), calloc((size_t)cases, sizeof(result))};
+    if (results[0] == NULL || results[1] == NULL)
+        return verdict("out of host memory");
+    const char *direction_names[2] = {"host to device", "device to host"};
+    double pageable[2], pinned[2];
+    for (int d = TO_DEVICE; d <= TO_HOST && failure == NULL; d++) {
+        pageable[d] = plain_gb_per_s(&r, (enum direction)d, false, opt.reps);
+        pinned[d] = plain_gb_per_s(&r, (enum direction)d, true, opt.reps);
+        printf("%s, %s from pageable memory: plain cudaMemcpy %.1f GB/s, pinned cudaMemcpy %.1f "
+               "GB/s\n",
+               direction_names[d], format_bytes(r.bytes, size, sizeof size), pageable[d],
+               pinned[d]);
+        printf("  %7s %7s %9s %11s %14s %9s %9s\n", "threads", "buffers", "chunk", "pool GB/s",
+               "per-chunk GB/s", "x plain", "of pinned");
+        int n = 0;
+        for (int t = 0; t < opt.threads.count; t++) {
+            host_pool *pool = host_pool_create((unsigned)opt.threads.values[t]);
+            if (pool == NULL) {
+                failure = "could not start the pool of threads";
+                break;
+            }
+            for (int b = 0; b < opt.buffers.count; b++)
+                for (int c = 0; c < opt.chunks.count && failure == NULL; c++) {
+                    result *res = &results[d][n++];
+                    *res = (result){(unsigned)opt.threads.values[t], (int)opt.buffers.values[b],
+                                    opt.chunks.values[c], 0, 0};
+                    s.threads = res->threads;
+                    s.buffers = res->buffers;
+                    s.chunk = res->chunk;
+                    s.pool = pool;
+                    res->pool_gb_per_s = staged_gb_per_s(&s, &r, (enum direction)d, opt.reps);
+                    s.pool = NULL;
+                    res->per_chunk_gb_per_s = staged_gb_per_s(&s, &r, (enum direction)d, opt.reps);
+                    if (res->pool_gb_per_s < 0 || res->per_chunk_gb_per_s < 0)
+                        failure = "a staged copy did not deliver its data intact";
+                    printf("  %7u %7d %9s %11.1f %14.1f %9.2f %8.0f%%\n", res->threads,
+                           res->buffers, format_bytes(res->chunk, chunk_text, sizeof chunk_text),
+                           res->pool_gb_per_s, res->per_chunk_gb_per_s,
+                           res->pool_gb_per_s / pageable[d],
+                           100 * res->pool_gb_per_s / pinned[d]);
+                    fflush(stdout);
+                }
+            host_pool_destroy(pool);
+        }
+        if (failure != NULL)
+            break;
+        result best = results[d][0];
+        for (int i = 1; i < n; i++)
+            if (results[d][i].pool_gb_per_s > best.pool_gb_per_s)
+                best = results[d][i];
+        printf("  best: %u threads, %d buffers of %s: %.1f GB/s, %.1f times plain pageable "
+               "cudaMemcpy,\n  %.0f%% of pinned; threads created per chunk instead: %.1f GB/s\n\n",
+               best.threads, best.buffers, format_bytes(best.chunk, chunk_text, sizeof chunk_text),
+               best.pool_gb_per_s, best.pool_gb_per_s / pageable[d],
+               100 * best.pool_gb_per_s / pinned[d], best.per_chunk_gb_per_s);
+    }
+    if (failure == NULL) {
+        printf("Why the others lose: one buffer leaves the GPU idle while the threads fill it and\n"
+               "the threads idle while it is sent; few threads copy no faster than one CPU core\n"
+               "can; small chunks pay a synchronisation, a call and a wake-up of every thread\n"
+               "per few megabytes; threads created per chunk pay their creation every time.\n");
+        printf("verified: every staged copy arrived intact, into a poisoned destination\n");
+    }
+    if (failure == NULL && opt.csv_dir != NULL) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "a pageable copy to the device staged by host threads through a ring of pinned "
+                 "buffers");
+        write_csv(opt.csv_dir, "staged_h2d.csv", what, results[TO_DEVICE], cases,
+                  pageable[TO_DEVICE], pinned[TO_DEVICE], r.bytes, opt.reps);
+        snprintf(what, sizeof what,
+                 "a copy to pageable memory on the host staged by host threads through a ring of "
+                 "pinned buffers");
+        write_csv(opt.csv_dir, "staged_d2h.csv", what, results[TO_HOST], cases, pageable[TO_HOST],
+                  pinned[TO_HOST], r.bytes, opt.reps);
+    }
+
+    for (int b = 0; b < largest_buffers; b++) {
+        CUDA_CHECK(cudaEventDestroy(s.ring_done[b]));
+        CUDA_CHECK(cudaFreeHost(s.h_ring[b]));
+    }
+    CUDA_CHECK(cudaStreamDestroy(s.stream));
+    CUDA_CHECK(cudaFree(r.d_src));
+    CUDA_CHECK(cudaFree(r.d_dst));
+    CUDA_CHECK(cudaFreeHost(r.h_pinned));
+    free(r.h_dst);
+    free(r.h_src);
+    free(results[0]);
+    free(results[1]);
+    return verdict(failure);
+}
