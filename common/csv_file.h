@@ -14,9 +14,9 @@
 #include <stdio.h>
 
 typedef struct csv_file {
-    FILE *out;           /* write the header row and the data here */
-    char path[1024];     /* DIR/NAME, once complete */
-    char partial[1040];  /* DIR/.NAME.tmp while it is written */
+    FILE *out;          /* write the header row and the data here */
+    char path[1024];    /* DIR/NAME, once complete */
+    char partial[1040]; /* DIR/.NAME.tmp while it is written */
 } csv_file;
 
 /* The current time in UTC, "2026-11-29T19:45:41Z", into buf; returns buf. */

@@ -9,8 +9,8 @@ struct host_pool {
     pthread_cond_t work_posted; /* a new round, or the end */
     pthread_cond_t work_done;   /* the last part of a round returned */
     unsigned threads;
-    unsigned long round;        /* incremented for each run: a thread takes each round once */
-    unsigned unfinished;        /* parts of the current round still running */
+    unsigned long round; /* incremented for each run: a thread takes each round once */
+    unsigned unfinished; /* parts of the current round still running */
     bool stopping;
     host_task task;
     void *arg;

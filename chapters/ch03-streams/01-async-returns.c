@@ -63,8 +63,7 @@ static options parse_options(int argc, char **argv)
             char *end;
             opt.busy_ms = strtod(value, &end);
             if (end == value || *end != '\0' || !(opt.busy_ms >= 1 && opt.busy_ms <= 5000))
-                usage_error(argv[0], usage, "--busy: '%s' is not a time from 1 to 5000 ms",
-                            value);
+                usage_error(argv[0], usage, "--busy: '%s' is not a time from 1 to 5000 ms", value);
         }
     }
     return opt;

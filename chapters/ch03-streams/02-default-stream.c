@@ -65,8 +65,7 @@ static options parse_options(int argc, char **argv)
             char *end;
             opt.busy_ms = strtod(value, &end);
             if (end == value || *end != '\0' || !(opt.busy_ms >= 10 && opt.busy_ms <= 5000))
-                usage_error(argv[0], usage, "--busy: '%s' is not a time from 10 to 5000 ms",
-                            value);
+                usage_error(argv[0], usage, "--busy: '%s' is not a time from 10 to 5000 ms", value);
         }
     }
     return opt;
@@ -74,10 +73,10 @@ static options parse_options(int argc, char **argv)
 
 typedef struct scenario {
     const char *title;
-    unsigned stream_flags;     /* for A and B */
-    bool copy_in_between;      /* a copy on `between` after A's kernel, before B's copy */
-    cudaStream_t between;      /* 0: the legacy default stream; or cudaStreamPerThread */
-    bool between_waits_for_a;  /* what the rules predict */
+    unsigned stream_flags;    /* for A and B */
+    bool copy_in_between;     /* a copy on `between` after A's kernel, before B's copy */
+    cudaStream_t between;     /* 0: the legacy default stream; or cudaStreamPerThread */
+    bool between_waits_for_a; /* what the rules predict */
     bool b_waits_for_a;
 } scenario;
 
@@ -156,8 +155,8 @@ int main(int argc, char **argv)
     const scenario scenarios[] = {
         {"1. streams A and B (cudaStreamCreate), nothing on a default stream", cudaStreamDefault,
          false, 0, false, false},
-        {"2. the same, with a copy on the legacy default stream (0) in between",
-         cudaStreamDefault, true, 0, true, true},
+        {"2. the same, with a copy on the legacy default stream (0) in between", cudaStreamDefault,
+         true, 0, true, true},
         {"3. A and B made with cudaStreamNonBlocking, the copy on stream 0 in between",
          cudaStreamNonBlocking, true, 0, false, false},
         {"4. A and B (cudaStreamCreate), the copy on cudaStreamPerThread in between",
@@ -176,9 +175,9 @@ int main(int argc, char **argv)
         if (s->copy_in_between)
             printf(", the copy in between %8.2f ms", t.between_done);
         printf(", B's copy %8.2f ms\n", t.b_done);
-        bool predicted = waited(t.b_done, opt.busy_ms) == s->b_waits_for_a &&
-                         (!s->copy_in_between ||
-                          waited(t.between_done, opt.busy_ms) == s->between_waits_for_a);
+        bool predicted =
+            waited(t.b_done, opt.busy_ms) == s->b_waits_for_a &&
+            (!s->copy_in_between || waited(t.between_done, opt.busy_ms) == s->between_waits_for_a);
         as_predicted += predicted;
         printf("   %s%s\n",
                s->b_waits_for_a ? "predicted: B's copy waits for A's kernel, through the copy on "

@@ -37,8 +37,8 @@
 
 #define MAX_SIZES 16
 #define MAX_REPS 100
-#define ROUNDS 3          /* copies each way in the "together" run; the middle one is timed */
-#define GATE_MS 2.0       /* time for the host to queue both streams' copies before they go */
+#define ROUNDS 3    /* copies each way in the "together" run; the middle one is timed */
+#define GATE_MS 2.0 /* time for the host to queue both streams' copies before they go */
 #define POISON 0xFF
 
 static const char usage[] =
@@ -60,8 +60,7 @@ static options parse_options(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         usage_exit_on_help(arg, argv[0], usage);
-        if (strcmp(arg, "--sizes") != 0 && strcmp(arg, "--reps") != 0 &&
-            strcmp(arg, "--csv") != 0)
+        if (strcmp(arg, "--sizes") != 0 && strcmp(arg, "--reps") != 0 && strcmp(arg, "--csv") != 0)
             usage_error(argv[0], usage, "unexpected argument '%s'", arg);
         if (a + 1 == argc)
             usage_error(argv[0], usage, "%s needs a value", arg);
@@ -91,8 +90,8 @@ static options parse_options(int argc, char **argv)
 }
 
 typedef struct rig {
-    unsigned char *h_up, *h_down;   /* pinned: the source up, the destination down */
-    unsigned char *d_up, *d_down;   /* the destination up, the source down */
+    unsigned char *h_up, *h_down; /* pinned: the source up, the destination down */
+    unsigned char *d_up, *d_down; /* the destination up, the source down */
     cudaStream_t up, down, gate;
     cudaEvent_t go, up_marks[ROUNDS + 1], down_marks[ROUNDS + 1];
 } rig;
@@ -216,8 +215,7 @@ int main(int argc, char **argv)
            opt.reps);
     printf("  %10s %9s %9s  %9s %9s %9s  %9s\n", "size", "H2D", "D2H", "H2D", "D2H", "sum",
            "total");
-    printf("  %10s %19s  %29s  %9s\n", "", "(alone)", "(each while the other runs)",
-           "(both)");
+    printf("  %10s %19s  %29s  %9s\n", "", "(alone)", "(each while the other runs)", "(both)");
     figures results[MAX_SIZES];
     for (int s = 0; s < opt.size_count; s++) {
         size_t bytes = opt.sizes[s];
@@ -268,9 +266,9 @@ int main(int argc, char **argv)
                 "bytes,h2d_alone,d2h_alone,h2d_loaded,d2h_loaded,total_both\n",
                 opt.reps, ROUNDS);
         for (int s = 0; s < opt.size_count; s++)
-            fprintf(csv.out, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt.sizes[s],
-                    results[s].h2d_alone, results[s].d2h_alone, results[s].h2d_loaded,
-                    results[s].d2h_loaded, results[s].total);
+            fprintf(csv.out, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt.sizes[s], results[s].h2d_alone,
+                    results[s].d2h_alone, results[s].h2d_loaded, results[s].d2h_loaded,
+                    results[s].total);
         csv_file_close(&csv);
     }
 

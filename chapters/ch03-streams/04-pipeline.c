@@ -63,20 +63,23 @@ static int int_option(const char *argv0, const char *name, const char *value, in
     errno = 0;
     long n = strtol(value, &end, 10);
     if (errno != 0 || end == value || *end != '\0' || n < low || n > high)
-        usage_error(argv0, usage, "%s: '%s' is not a whole number from %d to %d", name, value,
-                    low, high);
+        usage_error(argv0, usage, "%s: '%s' is not a whole number from %d to %d", name, value, low,
+                    high);
     return (int)n;
 }
 
 static options parse_options(int argc, char **argv)
 {
-    options opt = {.floats = (size_t)32 << 20, .chunks = 16, .max_streams = 8, .reps = 3,
+    options opt = {.floats = (size_t)32 << 20,
+                   .chunks = 16,
+                   .max_streams = 8,
+                   .reps = 3,
                    .timeline_streams = 4};
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         usage_exit_on_help(arg, argv[0], usage);
-        const char *known[] = {"--floats", "--chunks", "--max-streams", "--reps",
-                               "--timeline-streams", "--csv"};
+        const char *known[] = {"--floats", "--chunks",           "--max-streams",
+                               "--reps",   "--timeline-streams", "--csv"};
         bool is_known = false;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
             is_known = is_known || strcmp(arg, known[k]) == 0;
@@ -105,8 +108,8 @@ static options parse_options(int argc, char **argv)
 }
 
 typedef struct work {
-    float *h_in, *h_out;     /* pinned */
-    float *d_data;           /* every chunk has its own place here, so none is reused */
+    float *h_in, *h_out; /* pinned */
+    float *d_data;       /* every chunk has its own place here, so none is reused */
     size_t floats, chunk_floats;
     int chunks;
     cudaStream_t streams[MAX_STREAMS];
@@ -285,9 +288,10 @@ int main(int argc, char **argv)
                  SCALE, OFFSET, opt.max_streams, opt.floats, w->chunks);
         csv_file_open(&csv, opt.csv_dir, "overlap.csv", what,
                       "chapters/ch03-streams/04-pipeline (make measure)", &info, date);
-        fprintf(csv.out, "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
-                         "longest stage of the serial version\n"
-                         "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms\n",
+        fprintf(csv.out,
+                "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
+                "longest stage of the serial version\n"
+                "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms\n",
                 opt.reps);
         for (int k = 1; k <= opt.max_streams; k++)
             fprintf(csv.out, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", k, serial_ms, pipelined_ms[k],

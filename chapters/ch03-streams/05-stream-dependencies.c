@@ -61,8 +61,7 @@ static options parse_options(int argc, char **argv)
             char *end;
             opt.busy_ms = strtod(value, &end);
             if (end == value || *end != '\0' || !(opt.busy_ms >= 10 && opt.busy_ms <= 5000))
-                usage_error(argv[0], usage, "--busy: '%s' is not a time from 10 to 5000 ms",
-                            value);
+                usage_error(argv[0], usage, "--busy: '%s' is not a time from 10 to 5000 ms", value);
         }
     }
     return opt;
@@ -102,8 +101,7 @@ static double run(rig *r, enum ordering ordering, double busy_ms)
         /* end listing: event-wait */
     }
     CUDA_CHECK(gpu_work_scale_add(r->consumer, r->d_out, r->d_in, r->floats, 2.0f, 1.0f));
-    CUDA_CHECK(
-        cudaMemcpyAsync(r->h_out, r->d_out, bytes, cudaMemcpyDeviceToHost, r->consumer));
+    CUDA_CHECK(cudaMemcpyAsync(r->h_out, r->d_out, bytes, cudaMemcpyDeviceToHost, r->consumer));
     double queued_ms = host_clock_ms() - start;
     CUDA_CHECK(cudaStreamSynchronize(r->consumer));
     CUDA_CHECK(cudaStreamSynchronize(r->producer));
@@ -149,8 +147,7 @@ int main(int argc, char **argv)
     for (int o = NONE; o <= EVENT; o++) {
         double queued_ms = run(&r, (enum ordering)o, opt.busy_ms);
         size_t correct = correct_results(&r);
-        printf("  %-11s %19.3f ms %14zu of %zu\n", ordering_names[o], queued_ms, correct,
-               r.floats);
+        printf("  %-11s %19.3f ms %14zu of %zu\n", ordering_names[o], queued_ms, correct, r.floats);
         if (o != NONE && correct != r.floats && failure == NULL)
             failure = o == HOST_WAITS ? "with the host waiting, some results were wrong"
                                       : "with an event between the streams, some results were "
@@ -176,7 +173,7 @@ int main(int argc, char **argv)
     double polling_start = host_clock_ms();
     cudaError_t answer;
     while ((answer = cudaEventQuery(r.copied)) == cudaErrorNotReady)
-        questions++; /* a real program would do some of its own work here */
+        questions++;    /* a real program would do some of its own work here */
     CUDA_CHECK(answer); /* anything but cudaSuccess now is a real error */
     double polled_ms = host_clock_ms() - polling_start;
     CUDA_CHECK(cudaStreamQuery(r.producer)); /* nothing left in it: cudaSuccess */
@@ -195,7 +192,6 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFreeHost(r.h_in));
     free(r.h_expected);
     if (failure == NULL)
-        printf("verified: both ordered ways gave every one of the %zu results exactly\n",
-               r.floats);
+        printf("verified: both ordered ways gave every one of the %zu results exactly\n", r.floats);
     return verdict(failure);
 }

@@ -140,7 +140,7 @@ static options parse_options(int argc, char **argv)
 /* --- The staged copy --------------------------------------------------------------------- */
 
 typedef struct stager {
-    host_pool *pool;  /* NULL: threads are created for each chunk instead */
+    host_pool *pool; /* NULL: threads are created for each chunk instead */
     unsigned threads;
     unsigned char *h_ring[MAX_BUFFERS]; /* pinned, chunk bytes each */
     cudaEvent_t ring_done[MAX_BUFFERS]; /* the last copy into or out of each buffer is done */
@@ -216,7 +216,7 @@ static void staged_to_host(stager *s, unsigned char *h_dst, const unsigned char 
         copy_down(s, d_src, bytes, k); /* the GPU fills every buffer of the ring */
     for (size_t k = 0; k < chunks; k++) {
         int slot = (int)(k % (size_t)s->buffers);
-        CUDA_CHECK(cudaEventSynchronize(s->ring_done[slot]));    /* chunk k has arrived */
+        CUDA_CHECK(cudaEventSynchronize(s->ring_done[slot])); /* chunk k has arrived */
         host_copy(s, h_dst + k * s->chunk, s->h_ring[slot], piece(s, bytes, k));
         if (k + (size_t)s->buffers < chunks)
             copy_down(s, d_src, bytes, k + (size_t)s->buffers); /* the buffer is free again */
@@ -228,9 +228,9 @@ static void staged_to_host(stager *s, unsigned char *h_dst, const unsigned char 
 
 typedef struct rig {
     size_t bytes;
-    unsigned char *h_src, *h_dst;   /* pageable: malloc */
-    unsigned char *h_pinned;        /* for the pinned reference copy and the checks */
-    unsigned char *d_dst, *d_src;   /* d_src holds the pattern */
+    unsigned char *h_src, *h_dst; /* pageable: malloc */
+    unsigned char *h_pinned;      /* for the pinned reference copy and the checks */
+    unsigned char *d_dst, *d_src; /* d_src holds the pattern */
 } rig;
 
 enum direction { TO_DEVICE, TO_HOST };
@@ -351,7 +351,8 @@ int main(int argc, char **argv)
     }
 
     const int cases = opt.threads.count * opt.buffers.count * opt.chunks.count;
-    result *results[2] = {calloc((size_t)cases, sizeof(result)), calloc((size_t)cases, sizeof(result))};
+    result *results[2] = {calloc((size_t)cases, sizeof(result)),
+                          calloc((size_t)cases, sizeof(result))};
     if (results[0] == NULL || results[1] == NULL)
         return verdict("out of host memory");
     const char *direction_names[2] = {"host to device", "device to host"};
@@ -389,8 +390,7 @@ int main(int argc, char **argv)
                     printf("  %7u %7d %9s %11.1f %14.1f %9.2f %8.0f%%\n", res->threads,
                            res->buffers, format_bytes(res->chunk, chunk_text, sizeof chunk_text),
                            res->pool_gb_per_s, res->per_chunk_gb_per_s,
-                           res->pool_gb_per_s / pageable[d],
-                           100 * res->pool_gb_per_s / pinned[d]);
+                           res->pool_gb_per_s / pageable[d], 100 * res->pool_gb_per_s / pinned[d]);
                     fflush(stdout);
                 }
             host_pool_destroy(pool);
