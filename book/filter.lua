@@ -25,6 +25,10 @@
 -- measured value or internal link target. Written for pandoc 2.17 (Debian 12) and later.
 
 local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
+local placeholder_data = nil -- made-up files (book/placeholder-data.sh), -M placeholder-data=DIR
+local made_up = {}       -- "overlap.csv" -> true: a file the measured folder lacks, taken from
+                         -- placeholder_data instead (-M made-up="overlap.csv ...", from make)
+local made_up_used = false -- whether the value being worked out read a made-up file
 local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
 local summary = nil      -- key -> value, read from DIR/summary.csv on first use
 local figures = {}       -- figure id -> its number
@@ -191,10 +195,25 @@ local function column_fact(column, fact)
       "largest_bytes, half_bytes or [BYTES])")
 end
 
-local function measured_table(name)
-  if tables[name] then return tables[name] end
+-- Where the table NAME is read from: the measured folder, or for a file it lacks that make
+-- named as made up, the placeholder data; nil when neither has it.
+local function table_path(name)
   local path = measurements .. "/" .. name .. ".csv"
-  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
+  if file_exists(path) then return path end
+  if made_up[name .. ".csv"] and placeholder_data then
+    local stand_in = placeholder_data .. "/" .. name .. ".csv"
+    if file_exists(stand_in) then return stand_in, true end
+  end
+  return nil
+end
+
+local function measured_table(name)
+  local path, is_made_up = table_path(name)
+  if is_made_up then made_up_used = true end
+  if tables[name] then return tables[name] end
+  if not path then
+    die(measurements .. "/" .. name .. ".csv is missing: run `make measure` on a machine with the GPU")
+  end
   local header, columns = nil, {}
   for _, line in ipairs(lines_of(read_file(path))) do
     if not line:match("^#") and line:match("%S") then
@@ -229,7 +248,7 @@ local function evaluate(expression)
   local values = load_summary()
   local scope = setmetatable({}, {__index = function(_, name)
     if values[name] ~= nil then return tonumber(values[name]) or values[name] end
-    if file_exists(measurements .. "/" .. name .. ".csv") then return measured_table(name) end
+    if table_path(name) then return measured_table(name) end
     if math[name] ~= nil then return math[name] end
     die("book.md uses '" .. name .. "', which neither " .. measurements .. "/summary.csv nor a " ..
         "measured table has (in `" .. expression .. "`)")
@@ -273,6 +292,7 @@ end
 local function measured(span)
   local key = span.attributes["key"]
   local values = load_summary()
+  made_up_used = false
   if span.attributes["csv"] then
     key = span.attributes["csv"] .. ".csv:" .. (span.attributes["column"] or "")
     values = setmetatable({[key] = from_table(span.attributes)}, {__index = values})
@@ -321,6 +341,10 @@ local function measured(span)
     text = format_number(number, tonumber(attrs["digits"] or "1"))
     if attrs["unit"] == "%" then text = text .. "%"
     elseif attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
+  end
+  if made_up_used then
+    return pandoc.Span({pandoc.Str(text .. "\u{00a0}(made up)")},
+                       pandoc.Attr("", {"measured", "made-up"}, {{"title", "made up, not measured: " .. key}}))
   end
   return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
 end
@@ -479,6 +503,10 @@ end
 local survey = {
   Meta = function(meta)
     if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
+    if meta["placeholder-data"] then placeholder_data = pandoc.utils.stringify(meta["placeholder-data"]) end
+    for name in (meta["made-up"] and pandoc.utils.stringify(meta["made-up"]) or ""):gmatch("%S+") do
+      made_up[name] = true
+    end
     if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
   end,
   Header = function(h)
@@ -691,13 +719,23 @@ local resolve_links = {
   end,
 }
 
--- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
+-- A placeholder data set (book/placeholder-data.sh) says so on the book's first page; so do
+-- made-up files standing in for those a measured folder lacks.
 local function warn_placeholder(doc)
   if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
     table.insert(doc.blocks, 1, pandoc.Div(markdown(
       "**Placeholder data.** The figures and numbers in this build come from made-up values " ..
       "(`" .. measurements .. "`), not from a GPU. Run `make measure` on a GPU for the real book."),
       pandoc.Attr("", {"placeholder"})))
+  elseif next(made_up) then
+    local names = {}
+    for name in pairs(made_up) do names[#names + 1] = "`" .. name .. "`" end
+    table.sort(names)
+    table.insert(doc.blocks, 1, pandoc.Div(markdown(
+      "**Partly made up.** `" .. tostring(measurements) .. "` has no " .. table.concat(names, ", ") ..
+      ": the figures drawn from them are made-up placeholders (their titles say PLACEHOLDER), " ..
+      "and every number taken from them is marked *(made up)*. Run `make measure` on a GPU for " ..
+      "the real ones."), pandoc.Attr("", {"placeholder"})))
   end
   return doc
 end

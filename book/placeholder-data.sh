@@ -2,7 +2,9 @@
 # placeholder-data.sh - made-up CSV files shaped like 07-bandwidth-sweep's, for working on the
 # book without a GPU.
 #
-#   book/placeholder-data.sh DIR     writes DIR/bandwidth.csv, latency.csv and summary.csv
+#   book/placeholder-data.sh DIR     writes DIR/bandwidth.csv, latency.csv and summary.csv, and
+#                                    chapter 3's bidirectional.csv, overlap.csv, timeline.csv,
+#                                    staged_h2d.csv and staged_d2h.csv
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -59,4 +61,65 @@ pcie_lanes,16
 pcie_gb_per_s,63.0
 CSV
 } >"$dir/summary.csv"
+
+# --- Chapter 3, shaped like 03-both-directions', 04-pipeline's and 06-staged-pageable's files ---
+{
+    header "copies one way and both ways at once, pinned memory, two streams"
+    echo "# unit: GB/s (10^9 bytes per second), made up"
+    echo "bytes,h2d_alone,d2h_alone,h2d_loaded,d2h_loaded,total_both"
+    # A fixed cost of 10 us per copy before each rate: alone, while the other way runs, and both.
+    awk 'function rate(b, r) { return b / (10e3 + b / r) }
+         BEGIN { for (b = 2^22; b <= 2^30; b *= 4)
+             printf "%d,%.2f,%.2f,%.2f,%.2f,%.2f\n", b, rate(b, 55.2), rate(b, 55.3),
+                    rate(b, 50.6), rate(b, 50.4), rate(b, 50.6) + rate(b, 50.4) }'
+} >"$dir/bidirectional.csv"
+# The pipeline: 1 GiB each way at 55 GB/s alone, 50.5 both ways at once, a 0.5 ms kernel.
+{
+    header "a chunked pipeline (copy up, y = 2 x + 1, copy down) over 1 to 8 streams"
+    echo "# unit: milliseconds, made up"
+    echo "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms"
+    awk 'BEGIN { h = 19.45; k = 0.5; d = 19.42; serial = h + k + d
+         for (s = 1; s <= 8; s++)
+             printf "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", s, serial,
+                    s == 1 ? serial * 1.01 : 21.3 + 0.8 / s, h, h, k, d, h }'
+} >"$dir/overlap.csv"
+# Its timeline: 32 chunks on 4 streams, each engine (copy up, compute, copy down) one chunk at a
+# time, a chunk waiting for its stream's previous chunk.
+{
+    header "the timeline of one pipeline run over 4 streams, 32 chunks"
+    echo "# unit: milliseconds after the run's start event, made up"
+    echo "stream,stage,chunk,start_ms,end_ms"
+    awk 'BEGIN { n = 32; streams = 4; up = 0.66; compute = 0.016; down = 0.66
+         for (c = 0; c < n; c++) {
+             s = c % streams
+             ready = stream_free[s] + 0
+             h0 = ready; h1 = (h0 > up_free ? h0 : up_free) + up; up_free = h1
+             k1 = h1 + compute
+             d1 = (k1 > down_free ? k1 : down_free) + down; down_free = d1
+             stream_free[s] = d1
+             printf "%d,h2d,%d,%.4f,%.4f\n%d,kernel,%d,%.4f,%.4f\n%d,d2h,%d,%.4f,%.4f\n",
+                    s, c, h0, h1, s, c, h1, k1, s, c, k1, d1 } }'
+} >"$dir/timeline.csv"
+# The staged copy: host threads copy at 9.1 GB/s alone, 34 with 8 of them, 46 with 16; the link
+# at 52 or 50; each chunk costs 40 us of synchronisation, and 30 us per thread created for it.
+staged() { # DIRECTION-WORDS LINK-GB/S PAGEABLE-GB/S PINNED-GB/S
+    header "a copy $1 staged by host threads through a ring of pinned buffers"
+    echo "# unit: GB/s (10^9 bytes per second), made up"
+    echo "rank,threads,buffers,chunk_bytes,pool_gb_per_s,per_chunk_gb_per_s,pageable_gb_per_s,pinned_gb_per_s"
+    awk -v link="$2" -v pageable="$3" -v pinned="$4" '
+        function gbps(i, b, chunk, created,   host, ms) {
+            host = host_rate[i]
+            ms = b == 1 ? chunk / host / 1e6 + chunk / link / 1e6 \
+                        : chunk / (host < link ? host : link) / 1e6
+            ms += 0.04 + created * 0.03 * threads[i]
+            return chunk / ms / 1e6 }
+        BEGIN { split("1 2 4 8 12 16", threads); split("9.1 17 26 34 40 46.2", host_rate)
+            split("4194304 16777216 67108864", chunks)
+            for (i = 1; i <= 6; i++) for (b = 1; b <= 4; b++) for (c = 1; c <= 3; c++)
+                printf "%d,%d,%d,%.2f,%.2f,%.2f,%.2f\n", threads[i], b, chunks[c],
+                       gbps(i, b, chunks[c], 0), gbps(i, b, chunks[c], 1), pageable, pinned }' |
+        sort -t, -k4,4 -g -r | awk '{ print NR "," $0 }' | sort -t, -k3,3n -k4,4n -k2,2n
+}
+staged "to the device" 52 8.3 55.2 >"$dir/staged_h2d.csv"
+staged "to pageable host memory" 50 14.9 55.3 >"$dir/staged_d2h.csv"
 echo "placeholder data (not measured) in $dir"

@@ -23,6 +23,14 @@ MEASURED_WHY := $(if $(MEASUREMENTS),MEASUREMENTS=$(MEASUREMENTS),$(if $(MEASURE
 PLACEHOLDER_DATA := $(BUILD)/placeholder-data/PLACEHOLDER
 SWEEP := $(BUILD)/chapters/ch01-memory/07-bandwidth-sweep
 
+# Chapter 3's measured files. A folder measured before chapter 3 existed lacks them: the book
+# then draws chapter 3 from made-up data (book/placeholder-data.sh, written under build/ only),
+# and says so on its first page, beside every number taken from it, in the plots' titles and
+# when `make book` ends. `make measure` on a GPU writes the real ones.
+CH03_MEASURED_FILES := bidirectional.csv overlap.csv timeline.csv staged_h2d.csv staged_d2h.csv
+CH03_MADE_UP := $(if $(MEASURED),$(filter-out $(notdir $(wildcard \
+                  $(addprefix $(MEASURED)/,$(CH03_MEASURED_FILES)))),$(CH03_MEASURED_FILES)))
+
 # Discovered: a new .dot or .gp file is a new figure.
 BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildcard book/figures/*.dot)) \
                 $(patsubst book/plots/%.gp,$(BOOK_DIR)/figures/%.svg,\
@@ -30,11 +38,13 @@ BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildca
 # What the filter reads: a change to any of these re-renders the book.
 BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
-               $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from
+               $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from \
+               $(addprefix $(PLACEHOLDER_DATA)/,$(CH03_MADE_UP))
 PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
                --highlight-style=tango --lua-filter book/filter.lua \
                --metadata measurements=$(MEASURED) --metadata cuda-include=$(CUDA_HOME)/include \
-               --resource-path=$(BOOK_DIR):.
+               --resource-path=$(BOOK_DIR):. \
+               --metadata placeholder-data=$(PLACEHOLDER_DATA) --metadata made-up="$(CH03_MADE_UP)"
 
 .PHONY: book book-now book-placeholder book-pdf measure
 
@@ -68,6 +78,7 @@ endif
 else
 book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
 	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASURED), $(MEASURED_WHY))"
+	@$(if $(CH03_MADE_UP),echo "book: WARNING: $(MEASURED) has no $(CH03_MADE_UP): chapter 3's figures and numbers from them are made up, and marked so; run \`make measure\` on a GPU" >&2)
 endif
 
 # The folder the book was last rendered from: another folder re-renders it and its figures,
@@ -100,14 +111,25 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 
 # A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
 # whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
-# `link` is the PCIe link's theoretical GB/s where the measurement knew it.
+# `link` is the PCIe link's theoretical GB/s where the measurement knew it. A chapter 3 file
+# that MEASURED lacks comes from the placeholder data instead (the second rule), titled so.
+plot_from = gnuplot -e "data='$(1)/$*.csv'; out='$@'" \
+    -e "gpu='$$(sed -n "s/^\# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
+                $(1)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
+    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
 $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
                            $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
-	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
-	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
-	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
+	$(call plot_from,$(MEASURED))
+$(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(PLACEHOLDER_DATA)/%.csv mk/book.mk \
+                           $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
+	@mkdir -p $(@D)
+	$(call plot_from,$(PLACEHOLDER_DATA))
+
+# The placeholder data, all written by one run of the script.
+$(PLACEHOLDER_DATA)/%.csv: $(PLACEHOLDER_DATA)/.written ;
+$(PLACEHOLDER_DATA)/.written: book/placeholder-data.sh
+	book/placeholder-data.sh $(@D) >/dev/null && touch $@
 
 # --- make book-pdf: optional, since Chromium is large; `make book` does not need it ---------
 CHROMIUM ?= chromium
@@ -140,4 +162,15 @@ measure: $(SWEEP) $(BUILD)/tools/gpu_probe
 	mv "$$dir/.sweep.txt" "$$dir/sweep.txt" && \
 	{ grep -q '^pcie_gb_per_s,' "$$dir/summary.csv" || \
 	  echo "measure: WARNING: NVML did not report the PCIe link (see sweep.txt); the book needs it" >&2; } && \
+	{ $(MEASURE_CH03) } && \
 	echo "measure: done; check $$dir/sweep.txt, then commit $$dir/"
+
+# Chapter 3: both directions, the pipeline and its timeline, the staged pageable copy; their
+# output in ch03.txt. A shell fragment for the recipe above, where $$dir is the folder.
+MEASURE_CH03_PROGRAMS := $(addprefix $(BUILD)/chapters/ch03-streams/,03-both-directions 04-pipeline \
+                                                                      06-staged-pageable)
+measure: $(MEASURE_CH03_PROGRAMS)
+MEASURE_CH03 = { $(word 1,$(MEASURE_CH03_PROGRAMS)) --sizes 4M,16M,64M,256M,1G --csv "$$dir" && \
+                 $(word 2,$(MEASURE_CH03_PROGRAMS)) --floats 256M --chunks 32 --csv "$$dir" && \
+                 $(word 3,$(MEASURE_CH03_PROGRAMS)) --sweep --csv "$$dir"; } | tee "$$dir/.ch03.txt" && \
+               mv "$$dir/.ch03.txt" "$$dir/ch03.txt";

@@ -289,12 +289,24 @@ typedef struct result {
     int buffers;
     size_t chunk;
     double pool_gb_per_s, per_chunk_gb_per_s;
+    int rank; /* 1: the fastest pool */
 } result;
 
 static int faster_first(const void *a, const void *b)
 {
     double x = ((const result *)a)->pool_gb_per_s, y = ((const result *)b)->pool_gb_per_s;
     return (x < y) - (x > y);
+}
+
+/* By ring, then chunk, then threads: each line of the book's plot is a run of rows. */
+static int by_ring_chunk_threads(const void *a, const void *b)
+{
+    const result *x = a, *y = b;
+    if (x->buffers != y->buffers)
+        return x->buffers - y->buffers;
+    if (x->chunk != y->chunk)
+        return (x->chunk > y->chunk) - (x->chunk < y->chunk);
+    return (x->threads > y->threads) - (x->threads < y->threads);
 }
 
 static void write_csv(const char *dir, const char *name, const char *what, result *results,
@@ -308,14 +320,18 @@ static void write_csv(const char *dir, const char *name, const char *what, resul
                   &info, utc_timestamp(date, sizeof date));
     fprintf(csv.out,
             "# unit: GB/s (10^9 bytes per second), host clock, median of %d copies of %zu "
-            "bytes; rank 1 is the fastest pool; pool: persistent threads; per_chunk: threads "
+            "bytes; rank 1 is the fastest pool; rows by buffers, chunk, threads; pool: "
+            "persistent threads; per_chunk: threads "
             "created for each chunk; pageable, pinned: plain cudaMemcpy in the same run\n"
             "rank,threads,buffers,chunk_bytes,pool_gb_per_s,per_chunk_gb_per_s,"
             "pageable_gb_per_s,pinned_gb_per_s\n",
             reps, bytes);
     qsort(results, (size_t)count, sizeof *results, faster_first);
     for (int i = 0; i < count; i++)
-        fprintf(csv.out, "%d,%u,%d,%zu,%.2f,%.2f,%.2f,%.2f\n", i + 1, results[i].threads,
+        results[i].rank = i + 1;
+    qsort(results, (size_t)count, sizeof *results, by_ring_chunk_threads);
+    for (int i = 0; i < count; i++)
+        fprintf(csv.out, "%d,%u,%d,%zu,%.2f,%.2f,%.2f,%.2f\n", results[i].rank, results[i].threads,
                 results[i].buffers, results[i].chunk, results[i].pool_gb_per_s,
                 results[i].per_chunk_gb_per_s, pageable, pinned);
     csv_file_close(&csv);
@@ -377,7 +393,7 @@ int main(int argc, char **argv)
                 for (int c = 0; c < opt.chunks.count && failure == NULL; c++) {
                     result *res = &results[d][n++];
                     *res = (result){(unsigned)opt.threads.values[t], (int)opt.buffers.values[b],
-                                    opt.chunks.values[c], 0, 0};
+                                    opt.chunks.values[c], 0, 0, 0};
                     s.threads = res->threads;
                     s.buffers = res->buffers;
                     s.chunk = res->chunk;
