@@ -77,11 +77,11 @@ CSV
 {
     header "a chunked pipeline (copy up, y = 2 x + 1, copy down) over 1 to 8 streams"
     echo "# unit: milliseconds, made up"
-    echo "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms"
+    echo "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms,bytes,chunks"
     awk 'BEGIN { h = 19.45; k = 0.5; d = 19.42; serial = h + k + d
          for (s = 1; s <= 8; s++)
-             printf "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", s, serial,
-                    s == 1 ? serial * 1.01 : 21.3 + 0.8 / s, h, h, k, d, h }'
+             printf "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d,32\n", s, serial,
+                    s == 1 ? serial * 1.01 : 21.3 + 0.8 / s, h, h, k, d, 2^30 }'
 } >"$dir/overlap.csv"
 # Its timeline: 32 chunks on 4 streams, each engine (copy up, compute, copy down) one chunk at a
 # time, a chunk waiting for its stream's previous chunk.

@@ -78,7 +78,7 @@ endif
 else
 book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
 	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASURED), $(MEASURED_WHY))"
-	@$(if $(CH03_MADE_UP),echo "book: WARNING: $(MEASURED) has no $(CH03_MADE_UP): chapter 3's figures and numbers from them are made up, and marked so; run \`make measure\` on a GPU" >&2)
+	@$(if $(CH03_MADE_UP),echo "book: WARNING: $(MEASURED) has no $(CH03_MADE_UP): chapter 3 draws on made-up data (marked so) until \`make measure\` runs on a GPU" >&2)
 endif
 
 # The folder the book was last rendered from: another folder re-renders it and its figures,

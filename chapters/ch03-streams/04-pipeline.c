@@ -290,12 +290,13 @@ int main(int argc, char **argv)
                       "chapters/ch03-streams/04-pipeline (make measure)", &info, date);
         fprintf(csv.out,
                 "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
-                "longest stage of the serial version\n"
-                "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms\n",
+                "longest stage of the serial version; bytes: the data each way, in chunks\n"
+                "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms,bytes,chunks\n",
                 opt.reps);
         for (int k = 1; k <= opt.max_streams; k++)
-            fprintf(csv.out, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", k, serial_ms, pipelined_ms[k],
-                    ideal_ms, stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H]);
+            fprintf(csv.out, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,%d\n", k, serial_ms,
+                    pipelined_ms[k], ideal_ms, stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H],
+                    bytes, w->chunks);
         csv_file_close(&csv);
 
         memset(w->h_out, POISON, bytes);
