@@ -1,8 +1,6 @@
 /* chapter.c - command line, host buffers and the verdict for the chapter programs. */
 #include "chapter.h"
 
-#include "cuda_check.h"
-#include "gpu_work.h"
 #include "units.h"
 
 #include <stdarg.h>
@@ -97,17 +95,4 @@ void csv_write_provenance(FILE *csv, const char *what, const device_info *info, 
     fprintf(csv, "# %s\n# gpu: %s, driver %s, runtime %s, date %s\n", what, info->name,
             cuda_version_string(info->driver_version, driver, sizeof driver),
             cuda_version_string(info->runtime_version, runtime, sizeof runtime), date);
-}
-
-void gpu_work_require(const char *needed_for)
-{
-    cudaError_t err = gpu_work_load();
-    if (err == cudaSuccess)
-        return;
-    char described[256], why[512];
-    snprintf(why, sizeof why,
-             "this CUDA runtime cannot run the course's kernels (gpu_work_load: %s), and this "
-             "program needs them %s",
-             cuda_error_describe(err, described, sizeof described), needed_for);
-    exit(verdict(why));
 }
