@@ -3,6 +3,7 @@
 
 #include "units.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,4 +96,43 @@ void csv_write_provenance(FILE *csv, const char *what, const device_info *info, 
     fprintf(csv, "# %s\n# gpu: %s, driver %s, runtime %s, date %s\n", what, info->name,
             cuda_version_string(info->driver_version, driver, sizeof driver),
             cuda_version_string(info->runtime_version, runtime, sizeof runtime), date);
+}
+
+const char *option_with_value(int argc, char **argv, int *a, const char *usage,
+                              const char *const known[], const char **value)
+{
+    const char *arg = argv[*a];
+    usage_exit_on_help(arg, argv[0], usage);
+    bool is_known = false;
+    for (size_t k = 0; known[k] != NULL && !is_known; k++)
+        is_known = strcmp(arg, known[k]) == 0;
+    if (!is_known)
+        usage_error(argv[0], usage, "unexpected argument '%s'", arg);
+    if (*a + 1 >= argc)
+        usage_error(argv[0], usage, "%s needs a value", arg);
+    *value = argv[++*a];
+    return arg;
+}
+
+long whole_number_or_exit(const char *argv0, const char *usage, const char *option,
+                          const char *text, long low, long high)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || n < low || n > high)
+        usage_error(argv0, usage, "%s: '%s' is not a whole number from %ld to %ld", option, text,
+                    low, high);
+    return n;
+}
+
+double milliseconds_or_exit(const char *argv0, const char *usage, const char *option,
+                            const char *text, double low, double high)
+{
+    char *end;
+    double ms = strtod(text, &end);
+    if (end == text || *end != '\0' || !(ms >= low && ms <= high)) /* NaN too */
+        usage_error(argv0, usage, "%s: '%s' is not a time from %g to %g ms", option, text, low,
+                    high);
+    return ms;
 }

@@ -28,6 +28,21 @@ _Noreturn void usage_error(const char *argv0, const char *usage, const char *for
 /* Prints the usage on stdout and exits 0 when arg asks for help ("-h" or "--help"). */
 void usage_exit_on_help(const char *arg, const char *argv0, const char *usage);
 
+/* Reads the option at argv[*a], which takes a value: the usage on stdout (exit 0) for -h or
+ * --help; a usage error for an option not in `known` (a NULL-terminated list) or one with no
+ * value after it. Returns the option, stores its value in *value and leaves *a on the value. */
+const char *option_with_value(int argc, char **argv, int *a, const char *usage,
+                              const char *const known[], const char **value);
+
+/* The value of `option` as a whole number from low to high, or a usage error naming it. */
+long whole_number_or_exit(const char *argv0, const char *usage, const char *option,
+                          const char *text, long low, long high);
+
+/* The value of `option` as a number of milliseconds from low to high (fractions allowed), or
+ * a usage error naming it. */
+double milliseconds_or_exit(const char *argv0, const char *usage, const char *option,
+                            const char *text, double low, double high);
+
 /* The first two lines of every CSV file a chapter program writes: "# WHAT" and
  * "# gpu: NAME, driver X, runtime Y, date DATE". The book titles its plots from
  * the gpu line. */

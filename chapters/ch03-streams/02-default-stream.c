@@ -50,23 +50,15 @@ typedef struct options {
 static options parse_options(int argc, char **argv)
 {
     options opt = {.busy_ms = 100, .bytes = (size_t)4 << 20};
+    static const char *const known[] = {"--size", "--busy", NULL};
     for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        usage_exit_on_help(arg, argv[0], usage);
-        if (strcmp(arg, "--size") != 0 && strcmp(arg, "--busy") != 0)
-            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
-        if (a + 1 == argc)
-            usage_error(argv[0], usage, "%s needs a value", arg);
-        const char *value = argv[++a];
+        const char *value;
+        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
         if (strcmp(arg, "--size") == 0) {
             if (!parse_size(value, &opt.bytes) || opt.bytes > ((size_t)1 << 30))
                 usage_error(argv[0], usage, "--size: '%s' is not a size up to 1G", value);
-        } else {
-            char *end;
-            opt.busy_ms = strtod(value, &end);
-            if (end == value || *end != '\0' || !(opt.busy_ms >= 10 && opt.busy_ms <= 5000))
-                usage_error(argv[0], usage, "--busy: '%s' is not a time from 10 to 5000 ms", value);
-        }
+        } else
+            opt.busy_ms = milliseconds_or_exit(argv[0], usage, arg, value, 10, 5000);
     }
     return opt;
 }

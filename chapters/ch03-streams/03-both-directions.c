@@ -28,7 +28,6 @@
 #include "timing.h"
 #include "units.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,17 +56,14 @@ typedef struct options {
 static options parse_options(int argc, char **argv)
 {
     options opt = {.sizes = {(size_t)64 << 20}, .size_count = 1, .reps = 5};
+    static const char *const known[] = {"--sizes", "--reps", "--csv", NULL};
     for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        usage_exit_on_help(arg, argv[0], usage);
-        if (strcmp(arg, "--sizes") != 0 && strcmp(arg, "--reps") != 0 && strcmp(arg, "--csv") != 0)
-            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
-        if (a + 1 == argc)
-            usage_error(argv[0], usage, "%s needs a value", arg);
-        char *value = argv[++a];
+        const char *value;
+        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
         if (strcmp(arg, "--sizes") == 0) {
             opt.size_count = 0;
-            for (char *item = strtok(value, ","); item != NULL; item = strtok(NULL, ",")) {
+            char *list = argv[a]; /* the value, split in place */
+            for (char *item = strtok(list, ","); item != NULL; item = strtok(NULL, ",")) {
                 if (opt.size_count == MAX_SIZES)
                     usage_error(argv[0], usage, "--sizes: at most %d sizes", MAX_SIZES);
                 if (!parse_size(item, &opt.sizes[opt.size_count++]))
@@ -75,15 +71,9 @@ static options parse_options(int argc, char **argv)
             }
             if (opt.size_count == 0)
                 usage_error(argv[0], usage, "--sizes: no size given");
-        } else if (strcmp(arg, "--reps") == 0) {
-            char *end;
-            errno = 0;
-            long reps = strtol(value, &end, 10);
-            if (errno != 0 || end == value || *end != '\0' || reps < 1 || reps > MAX_REPS)
-                usage_error(argv[0], usage, "--reps: '%s' is not a count from 1 to %d", value,
-                            MAX_REPS);
-            opt.reps = (int)reps;
-        } else
+        } else if (strcmp(arg, "--reps") == 0)
+            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
+        else
             opt.csv_dir = value;
     }
     return opt;

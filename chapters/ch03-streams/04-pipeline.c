@@ -25,7 +25,6 @@
 #include "timing.h"
 #include "units.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,17 +56,6 @@ typedef struct options {
     const char *csv_dir;
 } options;
 
-static int int_option(const char *argv0, const char *name, const char *value, int low, int high)
-{
-    char *end;
-    errno = 0;
-    long n = strtol(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || n < low || n > high)
-        usage_error(argv0, usage, "%s: '%s' is not a whole number from %d to %d", name, value, low,
-                    high);
-    return (int)n;
-}
-
 static options parse_options(int argc, char **argv)
 {
     options opt = {.floats = (size_t)32 << 20,
@@ -75,29 +63,22 @@ static options parse_options(int argc, char **argv)
                    .max_streams = 8,
                    .reps = 3,
                    .timeline_streams = 4};
+    static const char *const known[] = {
+        "--floats", "--chunks", "--max-streams", "--reps", "--timeline-streams", "--csv", NULL};
     for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        usage_exit_on_help(arg, argv[0], usage);
-        const char *known[] = {"--floats", "--chunks",           "--max-streams",
-                               "--reps",   "--timeline-streams", "--csv"};
-        bool is_known = false;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            is_known = is_known || strcmp(arg, known[k]) == 0;
-        if (!is_known)
-            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
-        if (a + 1 == argc)
-            usage_error(argv[0], usage, "%s needs a value", arg);
-        const char *value = argv[++a];
+        const char *value;
+        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
         if (strcmp(arg, "--floats") == 0)
             opt.floats = float_count_or_exit(value, argv[0], usage);
         else if (strcmp(arg, "--chunks") == 0)
-            opt.chunks = int_option(argv[0], arg, value, 1, MAX_CHUNKS);
+            opt.chunks = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_CHUNKS);
         else if (strcmp(arg, "--max-streams") == 0)
-            opt.max_streams = int_option(argv[0], arg, value, 1, MAX_STREAMS);
+            opt.max_streams = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_STREAMS);
         else if (strcmp(arg, "--reps") == 0)
-            opt.reps = int_option(argv[0], arg, value, 1, MAX_REPS);
+            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
         else if (strcmp(arg, "--timeline-streams") == 0)
-            opt.timeline_streams = int_option(argv[0], arg, value, 1, MAX_STREAMS);
+            opt.timeline_streams =
+                (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_STREAMS);
         else
             opt.csv_dir = value;
     }

@@ -28,7 +28,6 @@
 #include "timing.h"
 #include "units.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +63,7 @@ typedef struct options {
     const char *csv_dir;
 } options;
 
+/* A comma-separated list of counts (sizes: false) or sizes, each from 1 to high. */
 static list parse_list(const char *argv0, const char *name, char *text, bool sizes, size_t high)
 {
     list l = {.count = 0};
@@ -71,19 +71,10 @@ static list parse_list(const char *argv0, const char *name, char *text, bool siz
         if (l.count == MAX_LIST)
             usage_error(argv0, usage, "%s: at most %d values", name, MAX_LIST);
         size_t value = 0;
-        bool ok;
-        if (sizes)
-            ok = parse_size(item, &value);
-        else {
-            char *end;
-            errno = 0;
-            unsigned long n = strtoul(item, &end, 10);
-            ok = errno == 0 && end != item && *end == '\0' && item[0] != '-';
-            value = n;
-        }
-        if (!ok || value == 0 || value > high)
-            usage_error(argv0, usage, "%s: '%s' is not %s", name, item,
-                        sizes ? "a size (e.g. 4M,16M,64M)" : "a count in the range allowed");
+        if (!sizes)
+            value = (size_t)whole_number_or_exit(argv0, usage, name, item, 1, (long)high);
+        else if (!parse_size(item, &value) || value > high)
+            usage_error(argv0, usage, "%s: '%s' is not a size (e.g. 4M,16M,64M)", name, item);
         l.values[l.count++] = value;
     }
     if (l.count == 0)
@@ -98,40 +89,30 @@ static options parse_options(int argc, char **argv)
                    .buffers = {{2}, 1},
                    .chunks = {{(size_t)16 << 20}, 1},
                    .reps = 3};
+    static const char *const known[] = {"--size", "--threads", "--buffers", "--chunks",
+                                        "--reps", "--csv",     NULL};
     for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        usage_exit_on_help(arg, argv[0], usage);
-        if (strcmp(arg, "--sweep") == 0) {
+        if (strcmp(argv[a], "--sweep") == 0) { /* the one option without a value */
             opt.bytes = (size_t)1 << 30;
             opt.threads = (list){{1, 2, 4, 8, 12, 16}, 6};
             opt.buffers = (list){{1, 2, 3, 4}, 4};
             opt.chunks = (list){{(size_t)4 << 20, (size_t)16 << 20, (size_t)64 << 20}, 3};
             continue;
         }
-        const char *known[] = {"--size", "--threads", "--buffers", "--chunks", "--reps", "--csv"};
-        bool is_known = false;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            is_known = is_known || strcmp(arg, known[k]) == 0;
-        if (!is_known)
-            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
-        if (a + 1 == argc)
-            usage_error(argv[0], usage, "%s needs a value", arg);
-        char *value = argv[++a];
+        const char *value;
+        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
         if (strcmp(arg, "--size") == 0) {
             if (!parse_size(value, &opt.bytes))
                 usage_error(argv[0], usage, "--size: '%s' is not a size (e.g. 256M, 1G)", value);
         } else if (strcmp(arg, "--threads") == 0)
-            opt.threads = parse_list(argv[0], arg, value, false, HOST_POOL_MAX_THREADS);
+            opt.threads = parse_list(argv[0], arg, argv[a], false, HOST_POOL_MAX_THREADS);
         else if (strcmp(arg, "--buffers") == 0)
-            opt.buffers = parse_list(argv[0], arg, value, false, MAX_BUFFERS);
+            opt.buffers = parse_list(argv[0], arg, argv[a], false, MAX_BUFFERS);
         else if (strcmp(arg, "--chunks") == 0)
-            opt.chunks = parse_list(argv[0], arg, value, true, (size_t)1 << 30);
-        else if (strcmp(arg, "--reps") == 0) {
-            list reps = parse_list(argv[0], arg, value, false, MAX_REPS);
-            if (reps.count != 1)
-                usage_error(argv[0], usage, "--reps: one count, from 1 to %d", MAX_REPS);
-            opt.reps = (int)reps.values[0];
-        } else
+            opt.chunks = parse_list(argv[0], arg, argv[a], true, (size_t)1 << 30);
+        else if (strcmp(arg, "--reps") == 0)
+            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
+        else
             opt.csv_dir = value;
     }
     return opt;
@@ -392,8 +373,12 @@ int main(int argc, char **argv)
             for (int b = 0; b < opt.buffers.count; b++)
                 for (int c = 0; c < opt.chunks.count && failure == NULL; c++) {
                     result *res = &results[d][n++];
-                    *res = (result){(unsigned)opt.threads.values[t], (int)opt.buffers.values[b],
-                                    opt.chunks.values[c], 0, 0, 0};
+                    *res = (result){(unsigned)opt.threads.values[t],
+                                    (int)opt.buffers.values[b],
+                                    opt.chunks.values[c],
+                                    0,
+                                    0,
+                                    0};
                     s.threads = res->threads;
                     s.buffers = res->buffers;
                     s.chunk = res->chunk;
