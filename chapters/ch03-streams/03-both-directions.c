@@ -228,6 +228,7 @@ int main(int argc, char **argv)
     /* Both ways once more, into poisoned destinations, and everything checked. */
     memset(r.h_down, POISON, largest);
     CUDA_CHECK(cudaMemset(r.d_up, POISON, largest));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the streams are non-blocking: they would not wait */
     figures ignored;
     together(&r, largest, &ignored);
     const char *failure = NULL;

@@ -16,7 +16,7 @@
  *     06-staged-pageable [--size SIZE] [--threads LIST] [--buffers LIST] [--chunks LIST]
  *                        [--reps N] [--sweep] [--csv DIR]
  *
- * --sweep: 1 GiB, threads 1,2,4,8,12,16, buffers 1,2,3,4, chunks 4M,16M,64M (about a minute on
+ * --sweep: 1 GiB, threads 1,2,4,8,12,16, buffers 1,2,3,4, chunks 4M,16M,64M (a few minutes on
  * an H200); the lists given after it replace its own. --csv writes DIR/staged_h2d.csv and
  * DIR/staged_d2h.csv (`make measure`). Every combination's copy is checked, byte for byte,
  * into a poisoned destination; the last line is "PASSED" or "FAILED: why".
@@ -228,8 +228,10 @@ static double staged_gb_per_s(stager *s, rig *r, enum direction d, int reps)
     double ms[MAX_REPS];
     for (int i = 0; i < reps; i++) {
         bool last = i + 1 == reps;
-        if (last && d == TO_DEVICE)
+        if (last && d == TO_DEVICE) { /* its stream is non-blocking: wait for the poison here */
             CUDA_CHECK(cudaMemset(r->d_dst, POISON, r->bytes));
+            CUDA_CHECK(cudaDeviceSynchronize());
+        }
         if (last && d == TO_HOST)
             memset(r->h_dst, POISON, r->bytes);
         double start = host_clock_ms();
