@@ -51,6 +51,20 @@ else
     fail "the grader's static checks accept every stub and mutant" "$(grep -v '^accepted' <<<"$inspect_log")"
 fi
 
+# Device memory the harness would not see (its ledger, the memory share) is refused.
+untraced=build/selftest/untraced-allocation/$(sed -n '/^ch/{p;q}' exercises/ORDER).c
+mkdir -p "$(dirname "$untraced")"
+{ cat "exercises/${untraced#build/selftest/untraced-allocation/}"
+  printf '\n__attribute__((used)) static void *hidden_memory(void)\n{\n'
+  printf '    void *p = NULL;\n    size_t pitch = 0;\n'
+  printf '    return cudaMallocPitch(&p, &pitch, 1024, 1024) == cudaSuccess ? p : NULL;\n}\n'; } >"$untraced"
+inspect_log=$(python3 grader/grade.py inspect "$untraced" 2>&1)
+if grep -q "^not accepted.*cudaMallocPitch" <<<"$inspect_log"; then
+    pass "the grader refuses device memory that the harness does not trace (cudaMallocPitch)"
+else
+    fail "the grader refuses device memory that the harness does not trace (cudaMallocPitch)" "$inspect_log"
+fi
+
 # --- Bad input: said plainly, nothing written --------------------------------------------
 empty_out=$grader_work/no-grades-here
 rm -rf "$grader_work" && mkdir -p "$grader_work"
