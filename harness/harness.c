@@ -19,9 +19,12 @@ static void fail_the_test(cudaError_t err, const char *expr, const char *file, i
 /* Set when the running test's body reached its end; the runner reads it (runner.h). */
 bool course_test_completed;
 
+static char test_note[1024]; /* harness_note's, for the running test */
+
 void course_test_begin(void)
 {
     course_test_completed = false;
+    test_note[0] = '\0';
     cuda_check_set_handler(fail_the_test);
     trace_start(); /* clears what an earlier test left */
     trace_stop();
@@ -380,4 +383,20 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                   memory_location_name(call->dst_location), direction_words(expected_direction));
     ck_assert_msg(call->kind == actual || call->kind == cudaMemcpyDefault, "%s",
                   describe_kind_mismatch(nth, what, call));
+}
+
+void harness_note(const char *format, ...)
+{
+    size_t used = strlen(test_note);
+    if (used > 0 && used + 1 < sizeof test_note)
+        test_note[used++] = ' ', test_note[used] = '\0';
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(test_note + used, sizeof test_note - used, format, arguments);
+    va_end(arguments);
+}
+
+const char *harness_test_note(void)
+{
+    return test_note;
 }
