@@ -58,6 +58,12 @@ size_t float_count_argument(int argc, char **argv, const char *usage, size_t def
     return argc == 2 ? float_count_or_exit(argv[1], argv[0], usage) : default_count;
 }
 
+void fill_pattern(unsigned char *h_bytes, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        h_bytes[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
+}
+
 void *host_alloc(size_t bytes)
 {
     void *buffer = malloc(bytes);

@@ -46,6 +46,10 @@ size_t float_count_or_exit(const char *text, const char *argv0, const char *usag
  * the usage on -h or --help; a usage error on anything else. */
 size_t float_count_argument(int argc, char **argv, const char *usage, size_t default_count);
 
+/* Fills h_bytes with a pattern of no short period, so that a copy that is short or shifted
+ * cannot match it, nor a destination that still holds the poison (every byte 0xFF). */
+void fill_pattern(unsigned char *h_bytes, size_t bytes);
+
 /* malloc that never returns NULL: on failure it says how much it wanted on
  * stderr and exits 1. A chapter program has nothing to do without its buffer. */
 void *host_alloc(size_t bytes);
