@@ -33,6 +33,26 @@ void usage_exit_on_help(const char *arg, const char *argv0, const char *usage);
  * the gpu line. */
 void csv_write_provenance(FILE *csv, const char *what, const device_info *info, const char *date);
 
+/* A program's named options, "--name VALUE", parsed from a table (options_parse):
+ *   OPTION_SIZE   a size as parse_size reads it, into a size_t ("64K", "1G");
+ *   OPTION_COUNT  a whole number from min to max, into an int;
+ *   OPTION_TEXT   any text (a folder, a file), into a const char *;
+ *   OPTION_FLAG   no value: sets a bool to true. */
+typedef enum option_kind { OPTION_SIZE, OPTION_COUNT, OPTION_TEXT, OPTION_FLAG } option_kind;
+
+typedef struct option_spec {
+    const char *name; /* "--reps" */
+    option_kind kind;
+    void *value;  /* size_t *, int *, const char ** or bool *, by kind; keeps its default */
+    int min, max; /* OPTION_COUNT's range */
+} option_spec;
+
+/* Parses argv against the table: the usage on -h or --help (exit 0); a usage error (exit 2)
+ * naming the argument for an unknown argument, a missing or bad value, or an option given
+ * twice. */
+void options_parse(int argc, char **argv, const char *usage, const option_spec *specs,
+                   size_t spec_count);
+
 /* Parses a count of elements the way parse_size reads sizes ("1000", "64K", "1M":
  * K and M multiply by 1024). Returns false for anything else, zero, or a count
  * whose count * element_size would not fit in a size_t. */
