@@ -193,8 +193,10 @@ local function column_fact(column, fact)
     end
     if best == nil then die(path .. ": a column has no number in any row") end
     return fact == "max" and best.value or best.bytes
-  elseif fact == "largest" or fact == "largest_bytes" then
-    return fact == "largest" and last.value or last.bytes
+  elseif fact == "largest" then
+    return last.value -- nil for an empty cell
+  elseif fact == "largest_bytes" then
+    return last.bytes
   elseif fact == "half_bytes" then
     for _, row in ipairs(rows) do
       if row.value and last.value and row.value >= last.value / 2 then return row.bytes end
@@ -280,6 +282,7 @@ end
 --   csv="bandwidth" column="h2d_pageable" pick="max"  its largest value
 --   pick="max-bytes"                                  the size of the row where it is largest
 --   pick="half-bytes"    the smallest size where it reaches half of its value at the largest size
+--   pick="largest"       its value in the last row
 local function from_table(attrs)
   local name, pick = attrs["csv"], attrs["pick"]
   if not attrs["column"] then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
@@ -288,11 +291,12 @@ local function from_table(attrs)
     local value = column[tonumber(attrs["row"]) or attrs["row"]]
     return value and tostring(value) -- nil for an empty cell: see none= in measured()
   end
-  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" then
-    return tostring(column[pick:gsub("-", "_")])
+  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" or pick == "largest" then
+    local value = column[(pick:gsub("-", "_"))]
+    return value and tostring(value)
   end
   die("a .measured span with csv=\"" .. name .. "\" needs row=\"BYTES\" or pick=\"max\", " ..
-      "\"max-bytes\" or \"half-bytes\"")
+      "\"max-bytes\", \"half-bytes\" or \"largest\"")
 end
 
 local function measured(span)
