@@ -153,3 +153,27 @@ void options_parse(int argc, char **argv, const char *usage, const option_spec *
         option_value(&specs[s], specs[s].kind == OPTION_FLAG ? NULL : argv[++a], argv[0], usage);
     }
 }
+
+void sweep_options_parse(int argc, char **argv, const char *usage, sweep_options *options)
+{
+    const option_spec specs[] = {
+        {"--min", OPTION_SIZE, &options->min_bytes, 0, 0},
+        {"--max", OPTION_SIZE, &options->max_bytes, 0, 0},
+        {"--reps", OPTION_COUNT, &options->reps, 1, 1000},
+        {"--csv", OPTION_TEXT, &options->csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (options->min_bytes > options->max_bytes)
+        usage_error(argv[0], usage, "--min is larger than --max");
+}
+
+int doubling_sizes(size_t min_bytes, size_t max_bytes, size_t *sizes, int most)
+{
+    int count = 0;
+    for (size_t bytes = min_bytes; bytes <= max_bytes && count < most; bytes *= 2) {
+        sizes[count++] = bytes;
+        if (bytes > max_bytes / 2)
+            break; /* the next doubling would pass max_bytes, or overflow */
+    }
+    return count;
+}

@@ -53,6 +53,21 @@ typedef struct option_spec {
 void options_parse(int argc, char **argv, const char *usage, const option_spec *specs,
                    size_t spec_count);
 
+/* The command line of a program that measures sizes doubling from --min to --max:
+ * "[--min SIZE] [--max SIZE] [--reps N] [--csv DIR]", --reps from 1 to 1000. The fields hold
+ * the defaults on entry; --min larger than --max is a usage error. */
+typedef struct sweep_options {
+    size_t min_bytes, max_bytes;
+    int reps;
+    const char *csv_dir; /* NULL: no CSV file */
+} sweep_options;
+
+void sweep_options_parse(int argc, char **argv, const char *usage, sweep_options *options);
+
+/* The sizes from min_bytes doubling while they stay within max_bytes, at most `most` of them;
+ * returns how many it wrote. */
+int doubling_sizes(size_t min_bytes, size_t max_bytes, size_t *sizes, int most);
+
 /* Parses a count of elements the way parse_size reads sizes ("1000", "64K", "1M":
  * K and M multiply by 1024). Returns false for anything else, zero, or a count
  * whose count * element_size would not fit in a size_t. */

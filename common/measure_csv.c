@@ -3,6 +3,7 @@
 #include "measure_csv.h"
 
 #include "chapter.h"
+#include "cuda_check.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +62,17 @@ FILE *measure_csv_open(measure_csv *csv, const char *dir, const char *name, cons
     csv_write_provenance(csv->file, what, info, date);
     fprintf(csv->file, "# host: %s\n# made by: %s (make measure)\n", cpu, made_by);
     return csv->file;
+}
+
+FILE *measure_csv_create(measure_csv *csv, const char *dir, const char *name, const char *what,
+                         const char *made_by)
+{
+    device_info info;
+    char date[32];
+    CUDA_CHECK(device_info_query(0, &info));
+    measure_date_now(date, sizeof date);
+    measure_dir_create(dir);
+    return measure_csv_open(csv, dir, name, what, &info, date, made_by);
 }
 
 void measure_csv_close(measure_csv *csv)

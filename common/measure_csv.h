@@ -40,6 +40,11 @@ void measure_dir_create(const char *dir);
 FILE *measure_csv_open(measure_csv *csv, const char *dir, const char *name, const char *what,
                        const device_info *info, const char *date, const char *made_by);
 
+/* measure_csv_open for a program that writes one file: device 0's details, the date now, and
+ * DIR created if need be. */
+FILE *measure_csv_create(measure_csv *csv, const char *dir, const char *name, const char *what,
+                         const char *made_by);
+
 /* Closes the file, renames it to DIR/NAME and prints "wrote DIR/NAME". */
 void measure_csv_close(measure_csv *csv);
 

@@ -122,16 +122,11 @@ typedef struct results {
 
 static void write_csv(const char *dir, const results *r)
 {
-    device_info info;
-    char date[32];
     measure_csv csv;
-    CUDA_CHECK(device_info_query(0, &info));
-    measure_date_now(date, sizeof date);
-    measure_dir_create(dir);
     FILE *f =
-        measure_csv_open(&csv, dir, "staging.csv",
-                         "the staging detour: host memcpy, pinned DMA and pageable cudaMemcpy",
-                         &info, date, "chapters/ch02-pinned/01-staging-detour");
+        measure_csv_create(&csv, dir, "staging.csv",
+                           "the staging detour: host memcpy, pinned DMA and pageable cudaMemcpy",
+                           "chapters/ch02-pinned/01-staging-detour");
     fprintf(f,
             "# unit: GB/s (10^9 bytes per second), median of %d copies; memcpy by one thread, "
             "host clock; cudaMemcpy by CUDA events; series = 1/(1/memcpy + 1/dma), overlap = "
@@ -156,29 +151,16 @@ static void write_csv(const char *dir, const results *r)
 
 int main(int argc, char **argv)
 {
-    size_t min_bytes = (size_t)64 << 20, max_bytes = (size_t)256 << 20;
-    int reps = 5;
-    const char *csv_dir = NULL;
-    const option_spec specs[] = {
-        {"--min", OPTION_SIZE, &min_bytes, 0, 0},
-        {"--max", OPTION_SIZE, &max_bytes, 0, 0},
-        {"--reps", OPTION_COUNT, &reps, 1, 1000},
-        {"--csv", OPTION_TEXT, &csv_dir, 0, 0},
-    };
-    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    if (min_bytes > max_bytes)
-        usage_error(argv[0], usage, "--min is larger than --max");
-
+    sweep_options opt = {.min_bytes = (size_t)64 << 20, .max_bytes = (size_t)256 << 20, .reps = 5};
+    sweep_options_parse(argc, argv, usage, &opt);
     results *r = calloc(1, sizeof *r);
     if (r == NULL)
         return verdict("no host memory for the results");
-    r->reps = reps;
-    size_t largest = min_bytes;
-    while (largest <= max_bytes / 2 && r->count < MAX_SIZES - 1) {
-        r->bytes[r->count++] = largest;
-        largest *= 2;
-    }
-    r->bytes[r->count++] = largest;
+    r->reps = opt.reps;
+    r->count = doubling_sizes(opt.min_bytes, opt.max_bytes, r->bytes, MAX_SIZES);
+    const size_t largest = r->bytes[r->count - 1];
+    const int reps = opt.reps;
+    const char *csv_dir = opt.csv_dir;
 
     buffers b;
     b.h_pageable_in = host_alloc(largest);

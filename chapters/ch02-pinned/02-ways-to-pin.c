@@ -234,16 +234,11 @@ static double per_gib(double ms, size_t bytes)
 
 static void write_csv(const char *dir, size_t bytes, int reps, const costs *c)
 {
-    device_info info;
-    char date[32];
     measure_csv csv;
-    CUDA_CHECK(device_info_query(0, &info));
-    measure_date_now(date, sizeof date);
-    measure_dir_create(dir);
     FILE *f =
-        measure_csv_open(&csv, dir, "pinning_cost.csv",
-                         "every way to get pinned host memory: its cost, copies and CPU speed",
-                         &info, date, "chapters/ch02-pinned/02-ways-to-pin");
+        measure_csv_create(&csv, dir, "pinning_cost.csv",
+                           "every way to get pinned host memory: its cost, copies and CPU speed",
+                           "chapters/ch02-pinned/02-ways-to-pin");
     fprintf(f,
             "# unit: milliseconds (host clock) and GB/s (10^9 bytes per second), medians of %d; "
             "prepare = malloc or mmap and touching every page before registering; get = the "

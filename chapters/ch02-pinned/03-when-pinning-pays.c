@@ -138,15 +138,10 @@ static void write_csv_copies(FILE *f, long copies)
 
 static void write_csv(const char *dir, const size_costs *c, int count, int reps)
 {
-    device_info info;
-    char date[32];
     measure_csv csv;
-    CUDA_CHECK(device_info_query(0, &info));
-    measure_date_now(date, sizeof date);
-    measure_dir_create(dir);
-    FILE *f = measure_csv_open(&csv, dir, "break_even.csv",
-                               "after how many copies to the device pinning a buffer pays", &info,
-                               date, "chapters/ch02-pinned/03-when-pinning-pays");
+    FILE *f = measure_csv_create(&csv, dir, "break_even.csv",
+                                 "after how many copies to the device pinning a buffer pays",
+                                 "chapters/ch02-pinned/03-when-pinning-pays");
     fprintf(f,
             "# unit: microseconds, medians of %d (copies: CUDA events; the rest: host clock); "
             "register = cudaHostRegister + cudaHostUnregister; malloc_host = cudaMallocHost + "
@@ -181,27 +176,16 @@ static bool registered_copy_intact(unsigned char *h_pageable, unsigned char *h_p
 
 int main(int argc, char **argv)
 {
-    size_t min_bytes = (size_t)4 << 10, max_bytes = (size_t)64 << 20;
-    int reps = 5;
-    const char *csv_dir = NULL;
-    const option_spec specs[] = {
-        {"--min", OPTION_SIZE, &min_bytes, 0, 0},
-        {"--max", OPTION_SIZE, &max_bytes, 0, 0},
-        {"--reps", OPTION_COUNT, &reps, 1, 1000},
-        {"--csv", OPTION_TEXT, &csv_dir, 0, 0},
-    };
-    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    if (min_bytes > max_bytes)
-        usage_error(argv[0], usage, "--min is larger than --max");
-
+    sweep_options opt = {.min_bytes = (size_t)4 << 10, .max_bytes = (size_t)64 << 20, .reps = 5};
+    sweep_options_parse(argc, argv, usage, &opt);
+    size_t sizes[MAX_SIZES];
     size_costs c[MAX_SIZES];
-    int count = 0;
-    size_t largest = min_bytes;
-    while (largest <= max_bytes / 2 && count < MAX_SIZES - 1) {
-        c[count++].bytes = largest;
-        largest *= 2;
-    }
-    c[count++].bytes = largest;
+    const int count = doubling_sizes(opt.min_bytes, opt.max_bytes, sizes, MAX_SIZES);
+    for (int i = 0; i < count; i++)
+        c[i].bytes = sizes[i];
+    const size_t largest = sizes[count - 1];
+    const int reps = opt.reps;
+    const char *csv_dir = opt.csv_dir;
 
     unsigned char *h_pageable = host_alloc(largest), *h_pinned, *d_buffer;
     fill_pattern(h_pageable, largest); /* touched: the program's own data */

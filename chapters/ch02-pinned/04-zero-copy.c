@@ -103,15 +103,11 @@ typedef struct row {
 
 static void write_csv(const char *dir, size_t bytes, int reps, const row *rows, int count)
 {
-    device_info info;
-    char date[32];
     measure_csv csv;
-    CUDA_CHECK(device_info_query(0, &info));
-    measure_date_now(date, sizeof date);
-    measure_dir_create(dir);
-    FILE *f = measure_csv_open(&csv, dir, "zero_copy.csv",
-                               "a kernel reading mapped pinned host memory, against copying first",
-                               &info, date, "chapters/ch02-pinned/04-zero-copy");
+    FILE *f =
+        measure_csv_create(&csv, dir, "zero_copy.csv",
+                           "a kernel reading mapped pinned host memory, against copying first",
+                           "chapters/ch02-pinned/04-zero-copy");
     fprintf(f,
             "# unit: milliseconds, median of %d runs timed by CUDA events; each pass reads every "
             "4-byte word of the buffer once\npasses,bytes,zero_copy_ms,copy_then_read_ms\n",

@@ -80,6 +80,20 @@ START_TEST(a_bad_command_line_ends_with_the_usage_status)
 }
 END_TEST
 
+START_TEST(sizes_double_up_to_the_largest_within_the_maximum)
+{
+    size_t sizes[8];
+    ck_assert_int_eq(doubling_sizes(4096, 65536, sizes, 8), 5);
+    ck_assert_uint_eq(sizes[0], 4096);
+    ck_assert_uint_eq(sizes[4], 65536);
+    ck_assert_int_eq(doubling_sizes(3, 20, sizes, 8), 3); /* 3, 6, 12: 24 would pass 20 */
+    ck_assert_uint_eq(sizes[2], 12);
+    ck_assert_int_eq(doubling_sizes(1, (size_t)1 << 40, sizes, 8), 8); /* no more than asked */
+    ck_assert_int_eq(doubling_sizes(5, 5, sizes, 8), 1);
+    ck_assert_int_eq(doubling_sizes((size_t)-1 / 2 + 1, (size_t)-1, sizes, 8), 1); /* no overflow */
+}
+END_TEST
+
 START_TEST(a_measured_file_opens_with_its_provenance_and_appears_only_when_closed)
 {
     char dir[] = "/tmp/course-measure-XXXXXX";
@@ -170,6 +184,7 @@ int main(void)
     tcase_add_test(tc, options_are_parsed_by_kind_and_keep_their_defaults);
     tcase_add_loop_exit_test(tc, a_bad_command_line_ends_with_the_usage_status, EXIT_USAGE, 0,
                              (int)(sizeof bad_command_lines / sizeof bad_command_lines[0]));
+    tcase_add_test(tc, sizes_double_up_to_the_largest_within_the_maximum);
     tcase_add_test(tc, a_measured_file_opens_with_its_provenance_and_appears_only_when_closed);
     tcase_add_test(tc, the_date_is_utc_in_iso_8601);
     tcase_add_test(tc, the_host_has_memory_and_no_more_available_than_it_has);
