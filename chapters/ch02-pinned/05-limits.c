@@ -47,8 +47,8 @@
 
 static const char usage[] =
     "[--pin SIZE] [--csv DIR]\n"
-    "       --pin  how much to pin, in steps of 1 GiB (default 1G; at most half of the\n"
-    "              memory available now)\n"
+    "       --pin  how much to pin, in steps of 1 GiB (default 1G, or a quarter of the\n"
+    "              memory available now where that is less; at most half of it)\n"
     "       --csv  also write DIR/limits.csv";
 
 #define PIN_SHARE_OF_AVAILABLE 0.5
@@ -272,7 +272,7 @@ static void write_csv(const char *dir, const findings *f, const device_info *inf
 
 int main(int argc, char **argv)
 {
-    size_t pin_bytes = PIN_STEP_BYTES;
+    size_t pin_bytes = 0; /* 0: the default, decided once the memory available is known */
     const char *csv_dir = NULL;
     const option_spec specs[] = {
         {"--pin", OPTION_SIZE, &pin_bytes, 0, 0},
@@ -285,6 +285,9 @@ int main(int argc, char **argv)
     host_memory host = host_memory_query();
     f.total_bytes = host.total_bytes;
     f.available_before = host.available_bytes;
+    if (pin_bytes == 0)
+        pin_bytes =
+            host.available_bytes / 4 < PIN_STEP_BYTES ? host.available_bytes / 4 : PIN_STEP_BYTES;
     if ((double)pin_bytes > PIN_SHARE_OF_AVAILABLE * (double)host.available_bytes)
         usage_error(argv[0], usage,
                     "--pin: %s is more than half of the %s this machine has available now; "
