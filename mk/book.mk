@@ -58,7 +58,7 @@ book:
 ## make book-placeholder  the same with made-up data, for work without measurements (build/ only)
 book-placeholder:
 	@setup/install-deps.sh --if-missing --book
-	@[[ -f $(PLACEHOLDER_DATA)/summary.csv ]] || book/placeholder-data.sh $(PLACEHOLDER_DATA)
+	@[[ $(PLACEHOLDER_DATA)/summary.csv -nt book/placeholder-data.sh ]] || book/placeholder-data.sh $(PLACEHOLDER_DATA)
 	@$(MAKE) --no-print-directory book-now MEASUREMENTS=$(PLACEHOLDER_DATA) \
 	    BOOK_DIR=$(BUILD)/book-placeholder
 
