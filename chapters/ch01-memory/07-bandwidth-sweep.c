@@ -16,21 +16,20 @@
  * figures. Its last line is "PASSED" (exit 0) or "FAILED: why" (exit 1).
  */
 #include "chapter.h"
+#include "copy_timing.h"
 #include "cuda_check.h"
 #include "device_info.h"
+#include "measure_csv.h"
 #include "nvml_link.h"
 #include "pcie.h"
 #include "timing.h"
 #include "units.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 /* Small copies are cheap to repeat; large ones are capped to about this many bytes per size. */
 #define BYTES_PER_SIZE (1024.0 * 1024 * 1024)
@@ -145,13 +144,6 @@ static void release(buffers *b)
     CUDA_CHECK(cudaFree(b->d_other));
 }
 
-/* A pattern with no short period, so that a shifted or short copy cannot match it. */
-static void fill_pattern(unsigned char *h_bytes, size_t bytes)
-{
-    for (size_t i = 0; i < bytes; i++)
-        h_bytes[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
-}
-
 /* The source and destination of a case: host memory of its kind on one side, d_buffer on the
  * other. */
 static void endpoints(const buffers *b, const copy_case *c, void **dst, const void **src)
@@ -161,27 +153,6 @@ static void endpoints(const buffers *b, const copy_case *c, void **dst, const vo
     *dst = c->kind == cudaMemcpyHostToDevice ? (void *)b->d_buffer : (void *)h_dst;
     *src = c->kind == cudaMemcpyHostToDevice ? (const void *)h_src : (const void *)b->d_buffer;
 }
-
-/* listing: timed-copy */
-/* Copies `bytes` reps times, each timed by events on the default stream, after one untimed
- * copy that pays for first touches and lazy set-up. Returns the median in GB/s. */
-static double median_gb_per_s(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-                              int reps, event_timer *timer)
-{
-    double *gb_per_s = host_alloc((size_t)reps * sizeof *gb_per_s);
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-    for (int r = 0; r < reps; r++) {
-        float elapsed_ms;
-        CUDA_CHECK(event_timer_start(timer, 0));
-        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-        CUDA_CHECK(event_timer_stop(timer, 0, &elapsed_ms));
-        gb_per_s[r] = bandwidth_gb_per_s(bytes, elapsed_ms);
-    }
-    double median = median_of(gb_per_s, (size_t)reps);
-    free(gb_per_s);
-    return median;
-}
-/* end listing: timed-copy */
 
 /* listing: call-time */
 /* What one cudaMemcpy call costs the thread that makes it, in microseconds: the host clock
@@ -206,8 +177,8 @@ static double median_call_us(void *dst, const void *src, size_t bytes, enum cuda
 /* Device to device: the copy reads and writes GPU memory, so it moves 2 * bytes. */
 static double device_gb_per_s(const buffers *b, size_t bytes, int reps, event_timer *timer)
 {
-    return 2 *
-           median_gb_per_s(b->d_other, b->d_buffer, bytes, cudaMemcpyDeviceToDevice, reps, timer);
+    return 2 * copy_median_gb_per_s(b->d_other, b->d_buffer, bytes, cudaMemcpyDeviceToDevice, reps,
+                                    timer);
 }
 
 /* listing: verify */
@@ -232,27 +203,9 @@ static bool round_trip_intact(const buffers *b, bool pinned, size_t bytes)
 }
 /* end listing: verify */
 
-/* --- What the machine is ------------------------------------------------------------------ */
-
-static void host_cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "unknown CPU");
-    FILE *file = fopen("/proc/cpuinfo", "r");
-    if (file == NULL)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, file)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            snprintf(name, size, "%s", colon + 2);
-            name[strcspn(name, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(file);
-}
-
 /* --- Results ------------------------------------------------------------------------------- */
+
+#define MADE_BY "chapters/ch01-memory/07-bandwidth-sweep"
 
 typedef struct sweep_results {
     int count;
@@ -266,49 +219,15 @@ typedef struct sweep_results {
     pcie_link link; /* max_generation 0: NVML could not say */
 } sweep_results;
 
-/* Opens DIR/NAME for writing under a temporary name and writes the common header. */
-static FILE *open_csv(const char *dir, const char *name, const char *what, const device_info *info,
-                      const char *date, char *tmp_path, size_t size)
-{
-    char cpu[256];
-    snprintf(tmp_path, size, "%s/.%s.tmp", dir, name);
-    FILE *file = fopen(tmp_path, "w");
-    if (file == NULL) {
-        fprintf(stderr, "cannot write %s: %s\n", tmp_path, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
-    host_cpu_name(cpu, sizeof cpu);
-    csv_write_provenance(file, what, info, date);
-    fprintf(file,
-            "# host: %s\n"
-            "# made by: chapters/ch01-memory/07-bandwidth-sweep (make measure)\n",
-            cpu);
-    return file;
-}
-
-static void close_csv(FILE *file, const char *dir, const char *name, const char *tmp_path)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (fclose(file) != 0 || rename(tmp_path, path) != 0) {
-        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
-    printf("wrote %s\n", path);
-}
-
 static void write_csv_files(const char *dir, const sweep_results *r, const device_info *info)
 {
-    char date[32], tmp[1024], driver[16], runtime[16];
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
-        exit(EXIT_FAILURE);
-    }
+    char date[32], driver[16], runtime[16];
+    measure_csv csv;
+    measure_date_now(date, sizeof date);
+    measure_dir_create(dir);
 
-    FILE *f = open_csv(dir, "bandwidth.csv", "cudaMemcpy bandwidth against transfer size", info,
-                       date, tmp, sizeof tmp);
+    FILE *f = measure_csv_open(&csv, dir, "bandwidth.csv",
+                               "cudaMemcpy bandwidth against transfer size", info, date, MADE_BY);
     fprintf(f, "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA "
                "events\nbytes,reps");
     for (int c = 0; c < CASES; c++)
@@ -320,10 +239,10 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.6g", r->gb_per_s[s][c]); /* 4 B copies run at 0.0005 GB/s */
         fprintf(f, "\n");
     }
-    close_csv(f, dir, "bandwidth.csv", tmp);
+    measure_csv_close(&csv);
 
-    f = open_csv(dir, "latency.csv", "what one cudaMemcpy call costs its caller", info, date, tmp,
-                 sizeof tmp);
+    f = measure_csv_open(&csv, dir, "latency.csv", "what one cudaMemcpy call costs its caller",
+                         info, date, MADE_BY);
     fprintf(f, "# unit: microseconds per call, host clock, median of %d calls\nbytes",
             LATENCY_REPS);
     for (int c = 0; c < CASES; c++)
@@ -335,10 +254,11 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.2f", r->call_us[s][c]);
         fprintf(f, "\n");
     }
-    close_csv(f, dir, "latency.csv", tmp);
+    measure_csv_close(&csv);
 
     /* The figures the book's text quotes, one per line. */
-    f = open_csv(dir, "summary.csv", "the figures the book quotes", info, date, tmp, sizeof tmp);
+    f = measure_csv_open(&csv, dir, "summary.csv", "the figures the book quotes", info, date,
+                         MADE_BY);
     int last = r->count - 1;
     fprintf(f, "key,value\n");
     fprintf(f, "gpu,%s\n", info->name);
@@ -363,7 +283,7 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
         fprintf(f, "pcie_lanes,%u\n", r->link.max_width);
         fprintf(f, "pcie_gb_per_s,%.1f\n", link_gb_per_s);
     }
-    close_csv(f, dir, "summary.csv", tmp);
+    measure_csv_close(&csv);
 }
 
 /* --- The sweep ----------------------------------------------------------------------------- */
@@ -421,7 +341,8 @@ int main(int argc, char **argv)
             void *dst;
             const void *src;
             endpoints(&b, &cases[c], &dst, &src);
-            r->gb_per_s[s][c] = median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], &timer);
+            r->gb_per_s[s][c] =
+                copy_median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], &timer);
             printf("  %12.3f", r->gb_per_s[s][c]);
         }
         printf("\n");
