@@ -144,7 +144,8 @@ book-pdf: book
 
 ## make measure        re-measure the book's data on this GPU into measurements/NAME/ (MEASURE_NAME=)
 # Chapter 1's sweep, then chapter 2's programs, each with the sizes the book plots; their
-# output goes to sweep.txt and pinned.txt beside the CSV files.
+# output goes to sweep.txt and pinned.txt beside the CSV files. Then NVIDIA's nvbandwidth,
+# where it is found (NVBANDWIDTH=PATH or on the PATH), for the book's comparison.
 measure: $(SWEEP) $(PINNED_MEASURING) $(BUILD)/tools/gpu_probe
 	@set -o pipefail; \
 	gpu=$$($(BUILD)/tools/gpu_probe) || { echo "measure: no CUDA device ($$gpu)" >&2; exit 1; }; \
@@ -162,4 +163,5 @@ measure: $(SWEEP) $(PINNED_MEASURING) $(BUILD)/tools/gpu_probe
 	  $(PINNED)/04-zero-copy --size 256M --max-passes 64 --csv "$$dir" && echo && \
 	  $(PINNED)/05-limits --csv "$$dir"; } | tee "$$dir/.pinned.txt" && \
 	mv "$$dir/.pinned.txt" "$$dir/pinned.txt" && \
+	tools/nvbandwidth-csv.sh "$$dir" && \
 	echo "measure: done; check $$dir/sweep.txt and $$dir/pinned.txt, then commit $$dir/"
