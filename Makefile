@@ -93,9 +93,10 @@ $(BUILD)/lib/%.a:
 	$(AR) rcs $@ $^
 
 # The archives and Check in one group: a static Check (Debian links libcheck_pic.a) calls
-# free() too, which --wrap sends to the harness, so each may need the other.
+# free() too, which --wrap sends to the harness, so each may need the other. The learner's file
+# may use <math.h> (break_even does), whether or not Check brings the math library along.
 LINK_TEST = $(CC) $(LDFLAGS) $(filter-out %.a,$^) $(WRAP_FLAGS) -Wl,--start-group \
-    $(filter %.a,$^) $(CHECK_LIBS) -Wl,--end-group $(CUDA_LIBS) $(LDLIBS) -o $@
+    $(filter %.a,$^) $(CHECK_LIBS) -Wl,--end-group $(CUDA_LIBS) -lm $(LDLIBS) -o $@
 
 # A test program: the learner's file (or a solution, or a mutant) + the exercise's tests.
 $(BUILD)/tests/exercises/%: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%.o $(HARNESS_LIB) $(COMMON_LIB)

@@ -13,6 +13,10 @@
 --   [text]{.measured expr="EXPR" ...}         a number worked out from the measured values
 --   [if true|if false]{.choose if="EXPR"}     the wording that the data bears out
 --   ::: {.when if="EXPR"}                     its blocks, or those of its closing "else" div
+--   ::: {.needs-measurements files="A.csv B.csv"}
+--                                             its blocks when DIR has every file named, else a
+--                                             notice naming the missing ones (a chapter whose
+--                                             data `make measure` has not written there yet)
 --   ::: {.exercise name="chNN-slug/NAME"}     followed by how to run it, its API header, its
 --                                             rubric (from tests/chNN-slug/NAME.c) and its hint
 --   ::: {.exercises chapter="chNN-slug"}      a section for each exercise of the chapter that
@@ -25,10 +29,6 @@
 -- measured value or internal link target. Written for pandoc 2.17 (Debian 12) and later.
 
 local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
-local placeholder_data = nil -- made-up files (book/placeholder-data.sh), -M placeholder-data=DIR
-local made_up = {}       -- "overlap.csv" -> true: a file the measured folder lacks, taken from
-                         -- placeholder_data instead (-M made-up="overlap.csv ...", from make)
-local made_up_used = false -- whether the value being worked out read a made-up file
 local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
 local summary = nil      -- key -> value, read from DIR/summary.csv on first use
 local figures = {}       -- figure id -> its number
@@ -171,6 +171,10 @@ end
 --   .largest            its value at the largest size (.largest_bytes: that size)
 --   .half_bytes         the smallest size where it reaches half of its value at the largest size
 --   [BYTES]             its value in the row of BYTES bytes
+--   .NAME or ["NAME"]   its value in the row whose first column is NAME, for a table whose first
+--                       column names its rows (pinning_cost.get_ms.cudaMallocHost)
+-- An empty cell is nil: a row lookup gives nil (`== nil` tests for it), and .max and
+-- .half_bytes pass over it.
 local tables = {} -- NAME -> its columns, read on first use
 
 local function column_fact(column, fact)
@@ -183,37 +187,35 @@ local function column_fact(column, fact)
   end
   local last = rows[#rows]
   if fact == "max" or fact == "max_bytes" then
-    local best = rows[1]
-    for _, row in ipairs(rows) do if row.value > best.value then best = row end end
+    local best = nil
+    for _, row in ipairs(rows) do
+      if row.value and (best == nil or row.value > best.value) then best = row end
+    end
+    if best == nil then die(path .. ": a column has no number in any row") end
     return fact == "max" and best.value or best.bytes
-  elseif fact == "largest" or fact == "largest_bytes" then
-    return fact == "largest" and last.value or last.bytes
+  elseif fact == "largest" then
+    return last.value -- nil for an empty cell
+  elseif fact == "largest_bytes" then
+    return last.bytes
   elseif fact == "half_bytes" then
-    for _, row in ipairs(rows) do if row.value >= last.value / 2 then return row.bytes end end
+    for _, row in ipairs(rows) do
+      if row.value and last.value and row.value >= last.value / 2 then return row.bytes end
+    end
+  elseif type(fact) == "string" then
+    for _, row in ipairs(rows) do
+      if row.name == fact then return row.value end
+    end
+    die(path .. " has no row named '" .. fact .. "' (nor is it max, max_bytes, largest, " ..
+        "largest_bytes or half_bytes)")
   end
   die(path .. ": a column has no '" .. tostring(fact) .. "' (max, max_bytes, largest, " ..
       "largest_bytes, half_bytes or [BYTES])")
 end
 
--- Where the table NAME is read from: the measured folder, or for a file it lacks that make
--- named as made up, the placeholder data; nil when neither has it.
-local function table_path(name)
-  local path = measurements .. "/" .. name .. ".csv"
-  if file_exists(path) then return path end
-  if made_up[name .. ".csv"] and placeholder_data then
-    local stand_in = placeholder_data .. "/" .. name .. ".csv"
-    if file_exists(stand_in) then return stand_in, true end
-  end
-  return nil
-end
-
 local function measured_table(name)
-  local path, is_made_up = table_path(name)
-  if is_made_up then made_up_used = true end
   if tables[name] then return tables[name] end
-  if not path then
-    die(measurements .. "/" .. name .. ".csv is missing: run `make measure` on a machine with the GPU")
-  end
+  local path = measurements .. "/" .. name .. ".csv"
+  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
   local header, columns = nil, {}
   for _, line in ipairs(lines_of(read_file(path))) do
     if not line:match("^#") and line:match("%S") then
@@ -227,7 +229,7 @@ local function measured_table(name)
       else
         for i, title in ipairs(header) do
           local rows = columns[title].rows
-          rows[#rows + 1] = {bytes = tonumber(cells[1]), value = tonumber(cells[i])}
+          rows[#rows + 1] = {bytes = tonumber(cells[1]), name = cells[1], value = tonumber(cells[i])}
         end
       end
     end
@@ -248,7 +250,7 @@ local function evaluate(expression)
   local values = load_summary()
   local scope = setmetatable({}, {__index = function(_, name)
     if values[name] ~= nil then return tonumber(values[name]) or values[name] end
-    if table_path(name) then return measured_table(name) end
+    if file_exists(measurements .. "/" .. name .. ".csv") then return measured_table(name) end
     if math[name] ~= nil then return math[name] end
     die("book.md uses '" .. name .. "', which neither " .. measurements .. "/summary.csv nor a " ..
         "measured table has (in `" .. expression .. "`)")
@@ -269,30 +271,37 @@ end
 -- [text]{.measured key="pcie_lanes"}                                -> "16", as written
 -- [text]{.measured key="d2d_gb_per_s" per="h2d_pinned_gb_per_s" digits="0"} -> "76"
 -- [text]{.measured csv="bandwidth" column="h2d_pinned" pick="max"}  from a table (from_table)
+-- [text]{.measured csv="break_even" column="register_copies" row="4096" none="never"}
+--                                                                   "never" for an empty cell
 -- [text]{.measured expr="d2d_gb_per_s / 2" digits="0"}              an expression (evaluate)
 -- The text between the brackets is ignored: write there what the value is, for the reader of
 -- book.md.
 -- A value read from a measured table, DIR/NAME.csv (see measured_table):
 --   csv="bandwidth" column="h2d_pinned" row="1024"    that column in the row of 1024 bytes
+--   csv="pinning_cost" column="get_ms" row="cudaMallocHost"  ... in the row named so
 --   csv="bandwidth" column="h2d_pageable" pick="max"  its largest value
 --   pick="max-bytes"                                  the size of the row where it is largest
 --   pick="half-bytes"    the smallest size where it reaches half of its value at the largest size
+--   pick="largest"       its value in the last row
 local function from_table(attrs)
   local name, pick = attrs["csv"], attrs["pick"]
   if not attrs["column"] then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
   local column = measured_table(name)[attrs["column"]]
-  if attrs["row"] then return tostring(column[tonumber(attrs["row"])]) end
-  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" then
-    return tostring(column[pick:gsub("-", "_")])
+  if attrs["row"] then
+    local value = column[tonumber(attrs["row"]) or attrs["row"]]
+    return value and tostring(value) -- nil for an empty cell: see none= in measured()
+  end
+  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" or pick == "largest" then
+    local value = column[(pick:gsub("-", "_"))]
+    return value and tostring(value)
   end
   die("a .measured span with csv=\"" .. name .. "\" needs row=\"BYTES\" or pick=\"max\", " ..
-      "\"max-bytes\" or \"half-bytes\"")
+      "\"max-bytes\", \"half-bytes\" or \"largest\"")
 end
 
 local function measured(span)
   local key = span.attributes["key"]
   local values = load_summary()
-  made_up_used = false
   if span.attributes["csv"] then
     key = span.attributes["csv"] .. ".csv:" .. (span.attributes["column"] or "")
     values = setmetatable({[key] = from_table(span.attributes)}, {__index = values})
@@ -304,6 +313,11 @@ local function measured(span)
   end
   if not key then die("a .measured span has no key attribute (nor csv and column)") end
   local value = values[key]
+  -- none="never": the words for an empty cell of a measured table (a break-even never reached).
+  if value == nil and span.attributes["csv"] and span.attributes["none"] then
+    return pandoc.Span({pandoc.Str(span.attributes["none"])},
+                       pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key .. " (none)"}}))
+  end
   if value == nil then
     die(measurements .. "/summary.csv has no value '" .. key .. "' (run `make measure` again?" ..
         (key:match("^pcie_") and " The PCIe link is read through NVML, libnvidia-ml.so.1, which " ..
@@ -341,10 +355,6 @@ local function measured(span)
     text = format_number(number, tonumber(attrs["digits"] or "1"))
     if attrs["unit"] == "%" then text = text .. "%"
     elseif attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
-  end
-  if made_up_used then
-    return pandoc.Span({pandoc.Str(text .. "\u{00a0}(made up)")},
-                       pandoc.Attr("", {"measured", "made-up"}, {{"title", "made up, not measured: " .. key}}))
   end
   return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
 end
@@ -494,6 +504,43 @@ local function exercise_blocks(name, heading_level, with_title)
   return blocks
 end
 
+-- --- Before everything: the parts whose measurements are not there yet ---------------------
+
+local read_meta = {
+  Meta = function(meta)
+    if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
+    if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
+  end,
+}
+
+-- ::: {.needs-measurements files="staging.csv zero_copy.csv"}: its blocks when the folder of
+-- measurements has every file named. Otherwise a notice naming the missing files: a folder
+-- measured before a chapter's programs existed builds a book that says which data it lacks,
+-- rather than failing or showing made-up numbers as measured. This runs before the survey, so
+-- that what it leaves out is neither numbered nor linked to.
+local missing_measurements = {
+  Div = function(div)
+    if not div.classes:includes("needs-measurements") then return nil end
+    local files = div.attributes["files"]
+    if not files then die("a .needs-measurements div has no files=\"A.csv B.csv\" attribute") end
+    local missing = {}
+    for name in files:gmatch("%S+") do
+      if not measurements or not file_exists(measurements .. "/" .. name) then
+        missing[#missing + 1] = name
+      end
+    end
+    if #missing == 0 then return div.content end
+    local named = {}
+    for i, name in ipairs(missing) do named[i] = "`" .. name .. "`" end
+    return pandoc.Div(markdown("**Not measured yet.** What belongs here comes from " ..
+      table.concat(named, ", ") .. ", which `" .. tostring(measurements) .. "` does not hold: " ..
+      "that folder was measured before the programs that write " ..
+      (#missing == 1 and "it" or "them") .. " existed. `make measure` on a machine with an " ..
+      "NVIDIA GPU writes " .. (#missing == 1 and "it" or "them") .. " beside the others."),
+      pandoc.Attr("", {"unmeasured"}, {{"data-missing", table.concat(missing, " ")}}))
+  end,
+}
+
 -- --- First pass: what the document holds ---------------------------------------------------
 
 local function is_figure_para(para)
@@ -501,14 +548,6 @@ local function is_figure_para(para)
 end
 
 local survey = {
-  Meta = function(meta)
-    if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
-    if meta["placeholder-data"] then placeholder_data = pandoc.utils.stringify(meta["placeholder-data"]) end
-    for name in (meta["made-up"] and pandoc.utils.stringify(meta["made-up"]) or ""):gmatch("%S+") do
-      made_up[name] = true
-    end
-    if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
-  end,
   Header = function(h)
     anchors[h.identifier] = true
     -- The number --number-sections will give it: "1.4.2" (unnumbered ones have none).
@@ -719,25 +758,16 @@ local resolve_links = {
   end,
 }
 
--- A placeholder data set (book/placeholder-data.sh) says so on the book's first page; so do
--- made-up files standing in for those a measured folder lacks.
+-- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
 local function warn_placeholder(doc)
   if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
     table.insert(doc.blocks, 1, pandoc.Div(markdown(
       "**Placeholder data.** The figures and numbers in this build come from made-up values " ..
       "(`" .. measurements .. "`), not from a GPU. Run `make measure` on a GPU for the real book."),
       pandoc.Attr("", {"placeholder"})))
-  elseif next(made_up) then
-    local names = {}
-    for name in pairs(made_up) do names[#names + 1] = "`" .. name .. "`" end
-    table.sort(names)
-    table.insert(doc.blocks, 1, pandoc.Div(markdown(
-      "**Partly made up.** `" .. tostring(measurements) .. "` has no " .. table.concat(names, ", ") ..
-      ": the figures drawn from them are made-up placeholders (their titles say PLACEHOLDER), " ..
-      "and every number taken from them is marked *(made up)*. Run `make measure` on a GPU for " ..
-      "the real ones."), pandoc.Attr("", {"placeholder"})))
   end
   return doc
 end
 
-return {survey, replace, number_tables, resolve_links, {Pandoc = warn_placeholder}}
+return {read_meta, missing_measurements, survey, replace, number_tables, resolve_links,
+        {Pandoc = warn_placeholder}}

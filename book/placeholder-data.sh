@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# placeholder-data.sh - made-up CSV files shaped like 07-bandwidth-sweep's, for working on the
-# book without a GPU.
+# placeholder-data.sh - made-up CSV files shaped like `make measure`'s, for working on the book
+# without a GPU.
 #
-#   book/placeholder-data.sh DIR     writes DIR/bandwidth.csv, latency.csv and summary.csv, and
-#                                    chapter 3's bidirectional.csv, overlap.csv, timeline.csv,
-#                                    staged_h2d.csv and staged_d2h.csv
+#   book/placeholder-data.sh DIR     writes DIR/bandwidth.csv, latency.csv and summary.csv (as
+#                                    chapter 1's 07-bandwidth-sweep would), staging.csv,
+#                                    pinning_cost.csv, break_even.csv, zero_copy.csv and
+#                                    limits.csv (as chapter 2's programs would), and
+#                                    bidirectional.csv, overlap.csv, timeline.csv,
+#                                    staged_h2d.csv and staged_d2h.csv (as chapter 3's would)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -61,7 +64,70 @@ pcie_lanes,16
 pcie_gb_per_s,63.0
 CSV
 } >"$dir/summary.csv"
-
+# Chapter 2. The staging detour: memcpy a, DMA b, pageable near min(a, b); a fixed cost per copy.
+{
+    header "the staging detour: host memcpy, pinned DMA and pageable cudaMemcpy"
+    echo "# unit: GB/s (10^9 bytes per second), made up"
+    echo "bytes,h2d_memcpy,h2d_dma,h2d_pageable,h2d_series,h2d_overlap,d2h_memcpy,d2h_dma,d2h_pageable,d2h_series,d2h_overlap"
+    awk 'function rate(b, peak, us) { return b / (us * 1e3 + b / peak) }
+         function side(b, m, d, p) { m = rate(b, m, 2); d = rate(b, d, 2)
+             return sprintf(",%.3f,%.3f,%.3f,%.3f,%.3f", m, d, p * (m < d ? m : d),
+                            1 / (1 / m + 1 / d), m < d ? m : d) }
+         BEGIN { for (b = 2^20; b <= 2^30; b *= 2)
+                     print b side(b, b < 2^25 ? 20 : 9.1, 55.2, 0.95) side(b, 17, 55.3, 0.92) }'
+} >"$dir/staging.csv"
+{
+    header "every way to get pinned host memory: its cost, copies and CPU speed"
+    echo "# unit: milliseconds and GB/s, made up"
+    echo "method,bytes,prepare_ms,get_ms,release_ms,get_ms_per_gib,release_ms_per_gib,h2d_gb_per_s,d2h_gb_per_s,cpu_read_gb_per_s,cpu_write_gb_per_s"
+    cat <<'CSV'
+malloc,1073741824,0,250,40,250,40,8.5,15.6,11,12
+cudaMallocHost,1073741824,0,507,99,507,99,55.2,55.3,11,12
+cudaHostAlloc_default,1073741824,0,505,98,505,98,55.2,55.3,11,12
+cudaHostAlloc_portable,1073741824,0,508,99,508,99,55.2,55.3,11,12
+cudaHostAlloc_mapped,1073741824,0,510,99,510,99,55.2,55.3,11,12
+cudaHostAlloc_writecombined,1073741824,0,512,100,512,100,55.1,55.2,0.08,12
+malloc_register,1073741824,250,49.5,18,49.5,18,55.2,55.3,11,12
+mmap_register,1073741824,245,49,18,49,18,55.2,55.3,11,12
+CSV
+} >"$dir/pinning_cost.csv"
+{
+    header "after how many copies to the device pinning a buffer pays"
+    echo "# unit: microseconds, made up"
+    echo "bytes,pageable_us,pinned_us,register_us,malloc_host_us,malloc_us,register_copies,malloc_host_copies"
+    awk 'function copies(cost, saved) { if (saved <= 0) return ""; if (cost <= 0) return 1
+                                        return cost / saved == int(cost / saved) ? cost / saved : int(cost / saved) + 1 }
+         BEGIN { for (b = 4096; b <= 2^30; b *= 2) {
+             pageable = 3 + b / 8.5e3; pinned = 4 + b / 55.2e3
+             reg = 20 + b * 67.5e3 / 2^30; host = 30 + b * 606e3 / 2^30; mall = 1 + b * 290e3 / 2^30
+             printf "%d,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%s\n", b, pageable, pinned, reg, host, mall,
+                    copies(reg, pageable - pinned), copies(host - mall, pageable - pinned) } }'
+} >"$dir/break_even.csv"
+{
+    header "a kernel reading mapped pinned host memory, against copying first"
+    echo "# unit: milliseconds, made up"
+    echo "passes,bytes,zero_copy_ms,copy_then_read_ms"
+    awk 'BEGIN { b = 2^28; for (p = 1; p <= 64; p *= 2)
+                     printf "%d,%d,%.4f,%.4f\n", p, b, p * b / 54.5e6, b / 55.2e6 + p * b / 3000e6 }'
+} >"$dir/zero_copy.csv"
+{
+    header "how much a process may pin, and where pinned memory lives"
+    printf '# unit: bytes and milliseconds, made up\nkey,value\n'
+    cat <<'CSV'
+memlock_soft_bytes,8388608
+mem_total_bytes,2000000000000
+available_before_bytes,1900000000000
+available_pinned_bytes,1898900000000
+available_after_bytes,1900000000000
+pinned_bytes,1073741824
+pin_ms_per_gib,510
+absurd_bytes,1125899906842624
+absurd_refused_as_allocation,1
+numa_nodes,1
+gpu_numa_node,-1
+buffer_numa_node,0
+CSV
+} >"$dir/limits.csv"
 # --- Chapter 3, shaped like 03-both-directions', 04-pipeline's and 06-staged-pageable's files ---
 {
     header "copies one way and both ways at once, pinned memory, two streams"
@@ -122,4 +188,5 @@ staged() { # DIRECTION-WORDS LINK-GB/S PAGEABLE-GB/S PINNED-GB/S
 }
 staged "to the device" 52 8.3 55.2 >"$dir/staged_h2d.csv"
 staged "to pageable host memory" 50 14.9 55.3 >"$dir/staged_d2h.csv"
+
 echo "placeholder data (not measured) in $dir"

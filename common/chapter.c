@@ -59,6 +59,12 @@ size_t float_count_argument(int argc, char **argv, const char *usage, size_t def
     return argc == 2 ? float_count_or_exit(argv[1], argv[0], usage) : default_count;
 }
 
+void fill_pattern(unsigned char *h_bytes, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        h_bytes[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
+}
+
 void *host_alloc(size_t bytes)
 {
     void *buffer = malloc(bytes);
@@ -98,41 +104,76 @@ void csv_write_provenance(FILE *csv, const char *what, const device_info *info, 
             cuda_version_string(info->runtime_version, runtime, sizeof runtime), date);
 }
 
-const char *option_with_value(int argc, char **argv, int *a, const char *usage,
-                              const char *const known[], const char **value)
+/* One value for one option, or the usage error that names it. */
+static void option_value(const option_spec *spec, const char *value, const char *argv0,
+                         const char *usage)
 {
-    const char *arg = argv[*a];
-    usage_exit_on_help(arg, argv[0], usage);
-    bool is_known = false;
-    for (size_t k = 0; known[k] != NULL && !is_known; k++)
-        is_known = strcmp(arg, known[k]) == 0;
-    if (!is_known)
-        usage_error(argv[0], usage, "unexpected argument '%s'", arg);
-    if (*a + 1 >= argc)
-        usage_error(argv[0], usage, "%s needs a value", arg);
-    *value = argv[++*a];
-    return arg;
+    switch (spec->kind) {
+    case OPTION_SIZE:
+        if (!parse_size(value, spec->value))
+            usage_error(argv0, usage, "%s: '%s' is not a size (e.g. 4096, 64K, 1G)", spec->name,
+                        value);
+        break;
+    case OPTION_COUNT: {
+        char *end;
+        errno = 0;
+        long count = strtol(value, &end, 10);
+        if (errno != 0 || end == value || *end != '\0' || count < spec->min || count > spec->max)
+            usage_error(argv0, usage, "%s: '%s' is not a whole number from %d to %d", spec->name,
+                        value, spec->min, spec->max);
+        *(int *)spec->value = (int)count;
+        break;
+    }
+    case OPTION_TEXT:
+        if (*value == '\0')
+            usage_error(argv0, usage, "%s: the value is empty", spec->name);
+        *(const char **)spec->value = value;
+        break;
+    case OPTION_FLAG: *(bool *)spec->value = true; break;
+    }
 }
 
-long whole_number_or_exit(const char *argv0, const char *usage, const char *option,
-                          const char *text, long low, long high)
+void options_parse(int argc, char **argv, const char *usage, const option_spec *specs,
+                   size_t spec_count)
 {
-    char *end;
-    errno = 0;
-    long n = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || n < low || n > high)
-        usage_error(argv0, usage, "%s: '%s' is not a whole number from %ld to %ld", option, text,
-                    low, high);
-    return n;
+    bool seen[64] = {false};
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        usage_exit_on_help(arg, argv[0], usage);
+        size_t s = 0;
+        while (s < spec_count && strcmp(arg, specs[s].name) != 0)
+            s++;
+        if (s == spec_count || s >= sizeof seen / sizeof seen[0])
+            usage_error(argv[0], usage, "unexpected argument '%s'", arg);
+        if (seen[s])
+            usage_error(argv[0], usage, "%s is given twice", arg);
+        seen[s] = true;
+        if (specs[s].kind != OPTION_FLAG && a + 1 == argc)
+            usage_error(argv[0], usage, "%s needs a value", arg);
+        option_value(&specs[s], specs[s].kind == OPTION_FLAG ? NULL : argv[++a], argv[0], usage);
+    }
 }
 
-double milliseconds_or_exit(const char *argv0, const char *usage, const char *option,
-                            const char *text, double low, double high)
+void sweep_options_parse(int argc, char **argv, const char *usage, sweep_options *options)
 {
-    char *end;
-    double ms = strtod(text, &end);
-    if (end == text || *end != '\0' || !(ms >= low && ms <= high)) /* NaN too */
-        usage_error(argv0, usage, "%s: '%s' is not a time from %g to %g ms", option, text, low,
-                    high);
-    return ms;
+    const option_spec specs[] = {
+        {"--min", OPTION_SIZE, &options->min_bytes, 0, 0},
+        {"--max", OPTION_SIZE, &options->max_bytes, 0, 0},
+        {"--reps", OPTION_COUNT, &options->reps, 1, 1000},
+        {"--csv", OPTION_TEXT, &options->csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (options->min_bytes > options->max_bytes)
+        usage_error(argv[0], usage, "--min is larger than --max");
+}
+
+int doubling_sizes(size_t min_bytes, size_t max_bytes, size_t *sizes, int most)
+{
+    int count = 0;
+    for (size_t bytes = min_bytes; bytes <= max_bytes && count < most; bytes *= 2) {
+        sizes[count++] = bytes;
+        if (bytes > max_bytes / 2)
+            break; /* the next doubling would pass max_bytes, or overflow */
+    }
+    return count;
 }

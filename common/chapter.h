@@ -28,25 +28,45 @@ _Noreturn void usage_error(const char *argv0, const char *usage, const char *for
 /* Prints the usage on stdout and exits 0 when arg asks for help ("-h" or "--help"). */
 void usage_exit_on_help(const char *arg, const char *argv0, const char *usage);
 
-/* Reads the option at argv[*a], which takes a value: the usage on stdout (exit 0) for -h or
- * --help; a usage error for an option not in `known` (a NULL-terminated list) or one with no
- * value after it. Returns the option, stores its value in *value and leaves *a on the value. */
-const char *option_with_value(int argc, char **argv, int *a, const char *usage,
-                              const char *const known[], const char **value);
-
-/* The value of `option` as a whole number from low to high, or a usage error naming it. */
-long whole_number_or_exit(const char *argv0, const char *usage, const char *option,
-                          const char *text, long low, long high);
-
-/* The value of `option` as a number of milliseconds from low to high (fractions allowed), or
- * a usage error naming it. */
-double milliseconds_or_exit(const char *argv0, const char *usage, const char *option,
-                            const char *text, double low, double high);
-
 /* The first two lines of every CSV file a chapter program writes: "# WHAT" and
  * "# gpu: NAME, driver X, runtime Y, date DATE". The book titles its plots from
  * the gpu line. */
 void csv_write_provenance(FILE *csv, const char *what, const device_info *info, const char *date);
+
+/* A program's named options, "--name VALUE", parsed from a table (options_parse):
+ *   OPTION_SIZE   a size as parse_size reads it, into a size_t ("64K", "1G");
+ *   OPTION_COUNT  a whole number from min to max, into an int;
+ *   OPTION_TEXT   any text (a folder, a file), into a const char *;
+ *   OPTION_FLAG   no value: sets a bool to true. */
+typedef enum option_kind { OPTION_SIZE, OPTION_COUNT, OPTION_TEXT, OPTION_FLAG } option_kind;
+
+typedef struct option_spec {
+    const char *name; /* "--reps" */
+    option_kind kind;
+    void *value;  /* size_t *, int *, const char ** or bool *, by kind; keeps its default */
+    int min, max; /* OPTION_COUNT's range */
+} option_spec;
+
+/* Parses argv against the table: the usage on -h or --help (exit 0); a usage error (exit 2)
+ * naming the argument for an unknown argument, a missing or bad value, or an option given
+ * twice. */
+void options_parse(int argc, char **argv, const char *usage, const option_spec *specs,
+                   size_t spec_count);
+
+/* The command line of a program that measures sizes doubling from --min to --max:
+ * "[--min SIZE] [--max SIZE] [--reps N] [--csv DIR]", --reps from 1 to 1000. The fields hold
+ * the defaults on entry; --min larger than --max is a usage error. */
+typedef struct sweep_options {
+    size_t min_bytes, max_bytes;
+    int reps;
+    const char *csv_dir; /* NULL: no CSV file */
+} sweep_options;
+
+void sweep_options_parse(int argc, char **argv, const char *usage, sweep_options *options);
+
+/* The sizes from min_bytes doubling while they stay within max_bytes, at most `most` of them;
+ * returns how many it wrote. */
+int doubling_sizes(size_t min_bytes, size_t max_bytes, size_t *sizes, int most);
 
 /* Parses a count of elements the way parse_size reads sizes ("1000", "64K", "1M":
  * K and M multiply by 1024). Returns false for anything else, zero, or a count
@@ -61,13 +81,17 @@ size_t float_count_or_exit(const char *text, const char *argv0, const char *usag
  * the usage on -h or --help; a usage error on anything else. */
 size_t float_count_argument(int argc, char **argv, const char *usage, size_t default_count);
 
+/* Fills h_bytes with a pattern of no short period, so that a copy that is short or shifted
+ * cannot match it, nor a destination that still holds the poison (every byte 0xFF). */
+void fill_pattern(unsigned char *h_bytes, size_t bytes);
+
 /* malloc that never returns NULL: on failure it says how much it wanted on
  * stderr and exits 1. A chapter program has nothing to do without its buffer. */
 void *host_alloc(size_t bytes);
 
 /* Loads the course's kernels (common/gpu_work.h) before a program relies on them; when this
  * CUDA runtime cannot run them it says so, with the reason and what `needed_for`, prints the
- * FAILED verdict and exits 1. */
+ * FAILED verdict and exits 1. (In chapter_kernels.c.) */
 void gpu_work_require(const char *needed_for);
 
 /* Prints "PASSED" when failure is NULL, else "FAILED: failure"; returns the

@@ -267,8 +267,11 @@ class Grader:
     def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
         gpu = self.gpus[slot]
         run_dir = self._run_dir(folder, slot, lane)
-        timeout = min(len(exercise.tests) * self.test_timeout + 60, seconds_left)
-        limits = sandbox.Limits(4 * self.test_timeout + 30, 64 << 20, self._processes())
+        # Each test has test_timeout once it has the GPU; waiting for the GPU while the programs
+        # beside it hold it (a timed test waits for all of them) is not counted against it.
+        timeout = min(len(exercise.tests) * (self.test_timeout + 30) + 60, seconds_left)
+        limits = sandbox.Limits((len(exercise.tests) + 3) * self.test_timeout + 30, 64 << 20,
+                                self._processes())
         run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
                                    run_dir, self._run_env(run_dir, gpu), timeout, limits,
                                    self._worker_uid(slot, lane), result_channel=True,

@@ -19,9 +19,12 @@ static void fail_the_test(cudaError_t err, const char *expr, const char *file, i
 /* Set when the running test's body reached its end; the runner reads it (runner.h). */
 bool course_test_completed;
 
+static char test_note[1024]; /* harness_note's, for the running test */
+
 void course_test_begin(void)
 {
     course_test_completed = false;
+    test_note[0] = '\0';
     cuda_check_set_handler(fail_the_test);
     trace_start(); /* clears what an earlier test left */
     trace_stop();
@@ -51,21 +54,31 @@ bool harness_free_of_cuda_memory(const void *ptr, trace_resource resource)
                  resource_words(resource));
 }
 
+/* Frees one of the test's host buffers. A registration that the code under test left on it
+ * goes first: memory is unregistered before it is freed, and the ledger's own clean-up, which
+ * comes later, would otherwise unregister memory that is no longer there. */
+static void free_host_buffer(void *h_buffer)
+{
+    if (ledger_resource_of(h_buffer) == RESOURCE_REGISTRATION &&
+        cudaHostUnregister(h_buffer) != cudaSuccess)
+        (void)cudaGetLastError(); /* the harness's failure is not the next call's error */
+    free(h_buffer);
+}
+
 void harness_host_free(void *h_buffer)
 {
     for (size_t i = 0; i < host_buffer_count; i++)
         if (host_buffers[i] == h_buffer) {
             host_buffers[i] = host_buffers[--host_buffer_count];
-            free(h_buffer);
-            return;
+            break;
         }
-    free(h_buffer);
+    free_host_buffer(h_buffer);
 }
 
 void harness_release_buffers(void)
 {
     for (size_t i = 0; i < host_buffer_count; i++)
-        free(host_buffers[i]);
+        free_host_buffer(host_buffers[i]);
     host_buffer_count = 0;
 }
 
@@ -177,6 +190,22 @@ static bool released_before(size_t index, size_t *first)
     return false;
 }
 
+/* The first release after the acquisition at `index` that was given its handle but gives back
+ * another resource (cudaFree of pinned memory, cudaFreeHost of device memory); NULL if none. */
+static const traced_call *other_release_of(size_t index)
+{
+    const traced_call *acquired = trace_get(index);
+    const trace_resource resource = traced_function_resource(acquired->function);
+    for (size_t j = index + 1; j < trace_count(); j++) {
+        const traced_call *later = trace_get(j);
+        if (later->handle == acquired->handle &&
+            traced_function_role(later->function) == ROLE_RELEASE &&
+            traced_function_resource(later->function) != resource)
+            return later;
+    }
+    return NULL;
+}
+
 void expect_everything_released(const char *function_name)
 {
     for (size_t i = 0; i < trace_count(); i++) {
@@ -211,6 +240,16 @@ void expect_everything_released(const char *function_name)
         }
         if (released)
             continue;
+        /* Given back, but to the call that releases something else (cudaFree of pinned memory). */
+        const traced_call *other = other_release_of(i);
+        if (other != NULL)
+            ck_abort_msg("%s gave %s from %s to %s, which gives back %s, not %s: release it "
+                         "with %s, the partner of %s. The calls:%s",
+                         function_name, resource_words(resource), acquired_with,
+                         traced_function_name(other->function),
+                         resource_words(traced_function_resource(other->function)),
+                         resource_words(resource), resource_release_call(resource), acquired_with,
+                         trace_summary());
         if (call->bytes)
             ck_abort_msg("%s %s %zu bytes with %s and returned without %s on that pointer: "
                          "every allocation needs its free, on the error paths too",
@@ -266,8 +305,8 @@ const char *trace_summary(void)
             same++;
         }
         if (same > 2)
-            append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1,
-                        shown + same, line, same);
+            append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1, shown + same,
+                        line, same);
         else
             for (size_t i = 0; i < same; i++)
                 append_text(summary, room, &used, "\n  %zu. %s", shown + i + 1, line);
@@ -344,4 +383,20 @@ void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
                   memory_location_name(call->dst_location), direction_words(expected_direction));
     ck_assert_msg(call->kind == actual || call->kind == cudaMemcpyDefault, "%s",
                   describe_kind_mismatch(nth, what, call));
+}
+
+void harness_note(const char *format, ...)
+{
+    size_t used = strlen(test_note);
+    if (used > 0 && used + 1 < sizeof test_note)
+        test_note[used++] = ' ', test_note[used] = '\0';
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(test_note + used, sizeof test_note - used, format, arguments);
+    va_end(arguments);
+}
+
+const char *harness_test_note(void)
+{
+    return test_note;
 }

@@ -173,4 +173,9 @@ double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int ru
 
 /* --- End of chapter-1 checks -------------------------------------------------------------- */
 
+/* A note for the learner on this test, shown under it in the report even when it passes: how a
+ * speed the test measured compares with another, say. Each call adds a sentence. */
+void harness_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+const char *harness_test_note(void); /* internal: the running test's note, "" when none */
+
 #endif

@@ -189,13 +189,17 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
     static const char *const ran[] = {"passed", "failed", "timed_out", "no_report", NULL};
     bool failures_shown = one_of(status, ran) && (sum.passed < count || options->verbose) &&
                           (strcmp(status, "failed") == 0 || sum.passed > 0 || options->verbose);
-    for (int t = 0; failures_shown && t < count; t++) {
-        if (outcomes[t].passed && !options->verbose)
+    /* A test that passed with a note (harness_note: how a measured speed compares, say) is
+     * shown with it, failures or not. */
+    for (int t = 0; one_of(status, ran) && t < count; t++) {
+        bool noted = outcomes[t].passed && outcomes[t].message[0] != '\0';
+        if (outcomes[t].passed ? !(options->verbose && failures_shown) && !noted
+                               : !failures_shown)
             continue;
         printf("      %s%s%s %s (%d point%s)\n", paint(options, outcomes[t].passed ? GREEN : RED),
                outcomes[t].passed ? "ok  " : "FAIL", paint(options, RESET), outcomes[t].sentence,
                outcomes[t].points, outcomes[t].points == 1 ? "" : "s");
-        if (!outcomes[t].passed) {
+        if (!outcomes[t].passed || noted) {
             fputs("           ", stdout);
             print_indented(outcomes[t].message[0] ? outcomes[t].message : "(no message)",
                            "           ");

@@ -206,15 +206,19 @@ typedef struct worker_state {
     bool use_cuda;
     size_t threads; /* after the context was made */
     size_t device_free;
-    int gpu_lock, turnstile, context_lock; /* -1 where nobody shares the GPU */
+    int context_lock; /* -1 where nobody shares the GPU */
+    bool gpu_shared;  /* other test programs may use the GPU at the same time */
 } worker_state;
 
 /* Where several test programs share a GPU (make grade names the lock files in the
  * environment), a test that times the GPU must have it to itself, and the others may share it:
- * each untimed test holds COURSE_GPU_LOCK shared, each timed one holds it alone. A waiting
- * timed test holds the turnstile beside it, which every test passes on its way in, so that a
- * stream of untimed tests cannot keep it out for ever. COURSE_CONTEXT_LOCK makes contexts one
- * at a time: the driver creates them faster that way than side by side. */
+ * the judge holds COURSE_GPU_LOCK shared for each untimed test it runs, alone for each timed
+ * one, from before it sends the test to its worker until the verdict is back. A waiting timed
+ * test holds the turnstile beside it, which every test passes on its way in, so that a stream
+ * of untimed tests cannot keep it out for ever; and an untimed test that has run for a while
+ * when a timed one waits is stopped until the timed one is done (yield_to_a_timed_test).
+ * COURSE_CONTEXT_LOCK makes contexts one at a time: the driver creates them faster that way
+ * than side by side. */
 static int open_lock(const char *variable)
 {
     const char *path = getenv(variable);
@@ -227,11 +231,29 @@ static void lock(int fd, int how)
         ;
 }
 
-static void take_the_gpu(const worker_state *state, bool alone)
+/* The judge's side of sharing the GPU: the locks, and the test that holds it now. */
+static struct gpu_share {
+    int gpu_lock, turnstile; /* -1 where nobody shares the GPU */
+    bool alone;              /* the running test is timed */
+    double since;            /* when the running test got the GPU */
+    int waits_seen;          /* checks in a row that found a timed test waiting */
+} share = {-1, -1, false, 0, 0};
+
+static double now_s(void);
+
+static void take_the_gpu(bool alone)
 {
-    lock(state->turnstile, LOCK_EX);
-    lock(state->gpu_lock, alone ? LOCK_EX : LOCK_SH);
-    lock(state->turnstile, LOCK_UN);
+    lock(share.turnstile, LOCK_EX);
+    lock(share.gpu_lock, alone ? LOCK_EX : LOCK_SH);
+    lock(share.turnstile, LOCK_UN);
+    share.alone = alone;
+    share.since = now_s();
+    share.waits_seen = 0;
+}
+
+static void give_back_the_gpu(void)
+{
+    lock(share.gpu_lock, LOCK_UN);
 }
 
 /* Runs test t with Check in no-fork mode; its failure message goes in message. */
@@ -255,7 +277,7 @@ static enum verdict run_test(int t, char *message, size_t size)
                  srunner_ntests_run(runner));
     } else if (tr_rtype(results[0]) == CK_PASS && course_test_completed) {
         verdict = VERDICT_PASS;
-        message[0] = '\0';
+        snprintf(message, size, "%s", harness_test_note()); /* usually "" */
     } else if (tr_rtype(results[0]) == CK_PASS) {
         snprintf(message, size,
                  "the test stopped before its end without failing: the code under test left "
@@ -316,9 +338,13 @@ static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *
     }
     bool complete = true;
     (void)ledger_release_all(&complete);
+    /* The device's free memory says what this process kept only while no other program uses
+     * the GPU: beside others (make check, make grade) it moves with theirs. There the ledger
+     * is the whole story, since make grade refuses the allocations it does not see. */
     size_t device_free = 0, total = 0;
-    bool memory_back = cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
-                       device_free + DEVICE_MEMORY_SLACK >= state->device_free;
+    bool memory_back = state->gpu_shared ||
+                       (cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
+                        device_free + DEVICE_MEMORY_SLACK >= state->device_free);
     (void)cudaGetLastError();
     return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
            (thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
@@ -335,8 +361,8 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why)
 
 static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 {
-    worker_state state = {use_cuda, 0, 0, open_lock("COURSE_GPU_LOCK"),
-                          open_lock("COURSE_GPU_TURNSTILE"), open_lock("COURSE_CONTEXT_LOCK")};
+    worker_state state = {use_cuda, 0, 0, open_lock("COURSE_CONTEXT_LOCK"),
+                          getenv("COURSE_GPU_LOCK") != NULL && getenv("COURSE_GPU_LOCK")[0]};
     if (use_cuda) {
         int count = 0;
         char why[256] = "";
@@ -363,12 +389,10 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
     for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
         if (c.test >= (uint32_t)registered_count)
             break;
-        take_the_gpu(&state, registered[c.test].timed);
         running_test = (int)c.test;
         enum verdict verdict = run_test((int)c.test, message, sizeof message);
         running_test = -1;
         uint32_t fresh_start = tidy_up(&state, &verdict, message, sizeof message);
-        lock(state.gpu_lock, LOCK_UN);
         fflush(NULL); /* what the test printed goes out before its verdict */
         reply r = {c.nonce, c.test, verdict, fresh_start, (uint32_t)strlen(message)};
         if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
@@ -414,6 +438,10 @@ static bool start_worker(worker *w, bool use_cuda)
         signal(SIGPIPE, SIG_DFL);
         if (result_fd >= 0)
             close(result_fd);
+        if (share.gpu_lock >= 0) /* the judge's: a worker that unlocked them would unlock its */
+            close(share.gpu_lock);
+        if (share.turnstile >= 0)
+            close(share.turnstile);
         dup2(output[1], STDOUT_FILENO);
         dup2(output[1], STDERR_FILENO);
         close(to_worker[1]);
@@ -478,19 +506,62 @@ static bool drain_output(const worker *w, captured_output *out)
     }
 }
 
+/* An untimed test that has had the GPU this long, while a timed test of another program
+ * waits for it, is stopped (SIGSTOP) until the timed test is done, and its deadline moves on
+ * by the time it was stopped. So a test that hangs, or is merely slow, holds up the timed tests
+ * beside it for seconds, not for its whole time limit, and, stopped, cannot disturb their
+ * timing either. (Work it had already queued on the GPU goes on: a copy, or at most
+ * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) */
+#define YIELD_AFTER_S 1.0
+#define YIELD_CHECK_S 0.2
+
+/* Whether a timed test waits for the GPU: it holds the turnstile while it waits. A test on its
+ * way in holds it for an instant, so it counts only when seen twice in a row. */
+static bool a_timed_test_waits(void)
+{
+    if (flock(share.turnstile, LOCK_SH | LOCK_NB) == 0) {
+        flock(share.turnstile, LOCK_UN);
+        share.waits_seen = 0;
+        return false;
+    }
+    return ++share.waits_seen >= 2;
+}
+
+static void yield_to_a_timed_test(const worker *w, double *deadline)
+{
+    if (share.turnstile < 0 || share.alone || now_s() - share.since < YIELD_AFTER_S ||
+        !a_timed_test_waits())
+        return;
+    double stopped = now_s();
+    kill(-w->pid, SIGSTOP);
+    give_back_the_gpu();
+    take_the_gpu(false); /* after the timed test: it has the turnstile until it has the GPU */
+    kill(-w->pid, SIGCONT);
+    *deadline += now_s() - stopped;
+    if (getenv("COURSE_RUNNER_STATS"))
+        fprintf(stderr, "runner: a test stopped for %.2f s while a timed test had the GPU\n",
+                now_s() - stopped);
+}
+
 /* Waits until the worker's verdict pipe holds `size` more bytes at buffer, or the deadline,
- * reading its output meanwhile. Returns 1 when read, 0 at the pipe's end, -1 at the deadline. */
-static int await(const worker *w, void *buffer, size_t size, double deadline, captured_output *out)
+ * reading its output meanwhile. Returns 1 when read, 0 at the pipe's end, -1 at the deadline.
+ * While `running` (a test has the GPU), it yields the GPU to timed tests that wait for it. */
+static int await(const worker *w, void *buffer, size_t size, double *deadline, bool running,
+                 captured_output *out)
 {
     char *at = buffer;
     while (size > 0) {
-        double left = deadline - now_s();
+        double left = *deadline - now_s();
         if (left <= 0)
             return -1;
+        if (running && share.turnstile >= 0 && left > YIELD_CHECK_S)
+            left = YIELD_CHECK_S;
         struct pollfd fds[2] = {{w->reply_fd, POLLIN, 0}, {w->output_fd, POLLIN, 0}};
         int ready = poll(fds, 2, (int)ceil(left * 1000));
         if (ready < 0 && errno != EINTR)
             return 0;
+        if (running)
+            yield_to_a_timed_test(w, deadline);
         if (fds[1].revents)
             (void)drain_output(w, out);
         if (fds[0].revents == 0)
@@ -649,6 +720,8 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
 {
     worker w = {0, -1, -1, -1};
     int workers_started = 0;
+    share.gpu_lock = open_lock("COURSE_GPU_LOCK");
+    share.turnstile = open_lock("COURSE_GPU_TURNSTILE");
     for (int t = 0; t < registered_count; t++) {
         captured_output out = {.length = 0};
         if (w.pid == 0) {
@@ -661,7 +734,8 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                 continue;
             }
             workers_started++;
-            int got = await(&w, &h, sizeof h, now_s() + WORKER_START_S, &out);
+            double started_by = now_s() + WORKER_START_S;
+            int got = await(&w, &h, sizeof h, &started_by, false, &out);
             if (got != 1 || !h.gpu_ok) {
                 stop_worker(&w, false, &status, &out);
                 if (got == 1)
@@ -681,13 +755,16 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
 
         command c = {(uint32_t)t, draw_nonce()};
         reply r;
+        /* The test's time starts once it has the GPU: waiting for it is not the test's doing. */
+        take_the_gpu(registered[t].timed);
+        double deadline = now_s() + timeout;
         int got = write_all(w.command_fd, &c, sizeof c)
-                      ? await(&w, &r, sizeof r, now_s() + timeout, &out)
+                      ? await(&w, &r, sizeof r, &deadline, true, &out)
                       : 0;
         bool genuine = got == 1 && r.nonce == c.nonce && r.test == c.test &&
                        r.message_length < sizeof outcomes[t].message;
         if (genuine) {
-            got = await(&w, outcomes[t].message, r.message_length, now_s() + timeout, &out);
+            got = await(&w, outcomes[t].message, r.message_length, &deadline, true, &out);
             outcomes[t].message[got == 1 ? r.message_length : 0] = '\0';
             genuine = got == 1;
         }
@@ -718,6 +795,7 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                          "the test's verdict did not come back whole: something in the test's "
                          "process wrote over the harness's own channel");
         }
+        give_back_the_gpu(); /* once the worker is done with it, or gone */
         if (!outcomes[t].passed)
             append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
     }

@@ -15,6 +15,12 @@
 BOOK_DIR ?= $(BUILD)/book
 PANDOC ?= pandoc
 MEASURED_FILES := summary.csv bandwidth.csv latency.csv
+# Chapter 2's, which a folder measured before its programs existed lacks: the book is built all
+# the same, and says where each missing file's figures and sentences would be (book.md's
+# .needs-measurements divs), and `make book` names them at its end.
+MEASURED_LATER_FILES := staging.csv pinning_cost.csv break_even.csv zero_copy.csv limits.csv
+# And chapter 3's.
+MEASURED_LATER_FILES += bidirectional.csv overlap.csv timeline.csv staged_h2d.csv staged_d2h.csv
 MEASURED_FOLDERS := $(patsubst measurements/%/summary.csv,%,$(sort $(wildcard measurements/*/summary.csv)))
 MEASURED_DEFAULT := $(if $(wildcard measurements/DEFAULT),$(shell sed -n '/^[^#]/{s/[[:space:]]//g;p;q;}' measurements/DEFAULT))
 MEASURED_NAME := $(or $(MEASUREMENTS),$(MEASURED_DEFAULT),$(if $(filter 1,$(words $(MEASURED_FOLDERS))),$(MEASURED_FOLDERS)))
@@ -22,29 +28,27 @@ MEASURED := $(if $(MEASURED_NAME),$(if $(wildcard measurements/$(MEASURED_NAME)/
 MEASURED_WHY := $(if $(MEASUREMENTS),MEASUREMENTS=$(MEASUREMENTS),$(if $(MEASURED_DEFAULT),named in measurements/DEFAULT,the only folder in measurements/))
 PLACEHOLDER_DATA := $(BUILD)/placeholder-data/PLACEHOLDER
 SWEEP := $(BUILD)/chapters/ch01-memory/07-bandwidth-sweep
+PINNED := $(BUILD)/chapters/ch02-pinned
+PINNED_MEASURING := $(addprefix $(PINNED)/,01-staging-detour 02-ways-to-pin 03-when-pinning-pays \
+                                           04-zero-copy 05-limits)
 
-# Chapter 3's measured files. A folder measured before chapter 3 existed lacks them: the book
-# then draws chapter 3 from made-up data (book/placeholder-data.sh, written under build/ only),
-# and says so on its first page, beside every number taken from it, in the plots' titles and
-# when `make book` ends. `make measure` on a GPU writes the real ones.
-CH03_MEASURED_FILES := bidirectional.csv overlap.csv timeline.csv staged_h2d.csv staged_d2h.csv
-CH03_MADE_UP := $(if $(MEASURED),$(filter-out $(notdir $(wildcard \
-                  $(addprefix $(MEASURED)/,$(CH03_MEASURED_FILES)))),$(CH03_MEASURED_FILES)))
-
-# Discovered: a new .dot or .gp file is a new figure.
+# Discovered: a new .dot or .gp file is a new figure; a plot whose data the folder does not
+# have is not drawn (the book shows a notice in its place).
+BOOK_PLOTS := $(filter-out book/plots/common.gp,$(wildcard book/plots/*.gp))
+MEASURED_MISSING := $(filter-out $(notdir $(wildcard $(addprefix $(MEASURED)/,$(MEASURED_LATER_FILES)))),\
+                      $(MEASURED_LATER_FILES))
 BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildcard book/figures/*.dot)) \
                 $(patsubst book/plots/%.gp,$(BOOK_DIR)/figures/%.svg,\
-                  $(filter-out book/plots/common.gp,$(wildcard book/plots/*.gp)))
+                  $(filter-out $(MEASURED_MISSING:%.csv=book/plots/%.gp),$(BOOK_PLOTS)))
 # What the filter reads: a change to any of these re-renders the book.
 BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
                $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from \
-               $(addprefix $(PLACEHOLDER_DATA)/,$(CH03_MADE_UP))
+               $(wildcard $(addprefix $(MEASURED)/,$(MEASURED_LATER_FILES)))
 PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
                --highlight-style=tango --lua-filter book/filter.lua \
                --metadata measurements=$(MEASURED) --metadata cuda-include=$(CUDA_HOME)/include \
-               --resource-path=$(BOOK_DIR):. \
-               --metadata placeholder-data=$(PLACEHOLDER_DATA) --metadata made-up="$(CH03_MADE_UP)"
+               --resource-path=$(BOOK_DIR):.
 
 .PHONY: book book-now book-placeholder book-pdf measure
 
@@ -56,7 +60,7 @@ book:
 ## make book-placeholder  the same with made-up data, for work without measurements (build/ only)
 book-placeholder:
 	@setup/install-deps.sh --if-missing --book
-	@[[ -f $(PLACEHOLDER_DATA)/summary.csv ]] || book/placeholder-data.sh $(PLACEHOLDER_DATA)
+	@[[ $(PLACEHOLDER_DATA)/summary.csv -nt book/placeholder-data.sh ]] || book/placeholder-data.sh $(PLACEHOLDER_DATA)
 	@$(MAKE) --no-print-directory book-now MEASUREMENTS=$(PLACEHOLDER_DATA) \
 	    BOOK_DIR=$(BUILD)/book-placeholder
 
@@ -78,7 +82,8 @@ endif
 else
 book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
 	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASURED), $(MEASURED_WHY))"
-	@$(if $(CH03_MADE_UP),echo "book: WARNING: $(MEASURED) has no $(CH03_MADE_UP): chapter 3 draws on made-up data (marked so) until \`make measure\` runs on a GPU" >&2)
+	$(if $(MEASURED_MISSING),@echo "book: NOT MEASURED in $(MEASURED): $(MEASURED_MISSING) (chapter 2's and 3's programs write them): \
+	    the book says so where their figures and numbers belong; run \`make measure\` on the GPU")
 endif
 
 # The folder the book was last rendered from: another folder re-renders it and its figures,
@@ -111,25 +116,14 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 
 # A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
 # whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
-# `link` is the PCIe link's theoretical GB/s where the measurement knew it. A chapter 3 file
-# that MEASURED lacks comes from the placeholder data instead (the second rule), titled so.
-plot_from = gnuplot -e "data='$(1)/$*.csv'; out='$@'" \
-    -e "gpu='$$(sed -n "s/^\# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
-                $(1)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
-    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
+# `link` is the PCIe link's theoretical GB/s where the measurement knew it.
 $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
                            $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	$(call plot_from,$(MEASURED))
-$(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(PLACEHOLDER_DATA)/%.csv mk/book.mk \
-                           $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
-	@mkdir -p $(@D)
-	$(call plot_from,$(PLACEHOLDER_DATA))
-
-# The placeholder data, all written by one run of the script.
-$(PLACEHOLDER_DATA)/%.csv: $(PLACEHOLDER_DATA)/.written ;
-$(PLACEHOLDER_DATA)/.written: book/placeholder-data.sh
-	book/placeholder-data.sh $(@D) >/dev/null && touch $@
+	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
+	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
+	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
+	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
 
 # --- make book-pdf: optional, since Chromium is large; `make book` does not need it ---------
 CHROMIUM ?= chromium
@@ -151,7 +145,10 @@ book-pdf: book
 # vendor ("NVIDIA H200" -> h200). Needs a GPU, not Check: it builds only what it runs.
 
 ## make measure        re-measure the book's data on this GPU into measurements/NAME/ (MEASURE_NAME=)
-measure: $(SWEEP) $(BUILD)/tools/gpu_probe
+# Chapter 1's sweep, then chapter 2's programs, each with the sizes the book plots; their
+# output goes to sweep.txt and pinned.txt beside the CSV files. Then NVIDIA's nvbandwidth,
+# where it is found (NVBANDWIDTH=PATH or on the PATH), for the book's comparison.
+measure: $(SWEEP) $(PINNED_MEASURING) $(BUILD)/tools/gpu_probe
 	@set -o pipefail; \
 	gpu=$$($(BUILD)/tools/gpu_probe) || { echo "measure: no CUDA device ($$gpu)" >&2; exit 1; }; \
 	name=$${MEASURE_NAME:-$$(tr 'A-Z' 'a-z' <<<"$$gpu" | sed 's/^nvidia //; s/[^a-z0-9.]\{1,\}/-/g; s/^-//; s/-$$//')}; \
@@ -162,8 +159,15 @@ measure: $(SWEEP) $(BUILD)/tools/gpu_probe
 	mv "$$dir/.sweep.txt" "$$dir/sweep.txt" && \
 	{ grep -q '^pcie_gb_per_s,' "$$dir/summary.csv" || \
 	  echo "measure: WARNING: NVML did not report the PCIe link (see sweep.txt); the book needs it" >&2; } && \
+	{ $(PINNED)/01-staging-detour --min 1M --max 1G --csv "$$dir" && echo && \
+	  $(PINNED)/02-ways-to-pin --size 1G --csv "$$dir" && echo && \
+	  $(PINNED)/03-when-pinning-pays --min 4K --max 1G --csv "$$dir" && echo && \
+	  $(PINNED)/04-zero-copy --size 256M --max-passes 64 --csv "$$dir" && echo && \
+	  $(PINNED)/05-limits --csv "$$dir"; } | tee "$$dir/.pinned.txt" && \
+	mv "$$dir/.pinned.txt" "$$dir/pinned.txt" && \
 	{ $(MEASURE_CH03) } && \
-	echo "measure: done; check $$dir/sweep.txt, then commit $$dir/"
+	tools/nvbandwidth-csv.sh "$$dir" && \
+	echo "measure: done; check $$dir/sweep.txt, $$dir/pinned.txt and $$dir/ch03.txt, then commit $$dir/"
 
 # Chapter 3: both directions, the pipeline and its timeline, the staged pageable copy; their
 # output in ch03.txt. A shell fragment for the recipe above, where $$dir is the folder.

@@ -10,12 +10,21 @@ else
     _green='' _red='' _yellow='' _reset=''
 fi
 
-pass() { passed=$((passed + 1)); echo "  ${_green}ok${_reset}    $1"; }
-skip() { skipped=$((skipped + 1)); echo "  ${_yellow}skip${_reset}  $1"; }
+# SELFTEST_TIMES=1: each line starts with the seconds since the line before, to find what is slow.
+_line_started=$EPOCHREALTIME
+_took=''
+_time_line() {
+    [[ ${SELFTEST_TIMES:-} == 1 ]] || return 0
+    _took=$(awk -v from="$_line_started" -v to="$EPOCHREALTIME" 'BEGIN { printf "%6.2f ", to - from }')
+    _line_started=$EPOCHREALTIME
+}
+pass() { passed=$((passed + 1)); _time_line; echo "$_took  ${_green}ok${_reset}    $1"; }
+skip() { skipped=$((skipped + 1)); _time_line; echo "$_took  ${_yellow}skip${_reset}  $1"; }
 # fail TEXT [DETAILS]: details are shown indented under the line.
 fail() {
     failed=$((failed + 1))
-    echo "  ${_red}FAIL${_reset}  $1"
+    _time_line
+    echo "$_took  ${_red}FAIL${_reset}  $1"
     [[ -n ${2:-} ]] && sed 's/^/          /' <<<"$2" | head -n 40
     return 0
 }

@@ -6,20 +6,26 @@
 # 14 px it was 7 px, too small to read).
 #
 # Each plot is run as: gnuplot -e "data='FILE.csv'; out='FILE.svg'; gpu='GPU LINE'" PLOT.gp
-set terminal svg size 560,420 fixed font "DejaVu Sans,17" linewidth 1.5 background "white"
+# A plot whose x axis is not a size in bytes sets categories = 1 before loading this file, and
+# draws its own x axis.
+# A plot with a long key below it sets height (in px) first.
+if (!exists("height")) height = 420
+set terminal svg size 560,height fixed font "DejaVu Sans,17" linewidth 1.5 background "white"
 set output out
 set datafile separator ","
 set datafile columnheaders
 set title gpu noenhanced
-set logscale x 2
-# The data's own range, a little wider, so that the end points and their tics show.
-stats data using 1 nooutput
-set xrange [STATS_min / 1.25 : STATS_max * 1.25]
-set xlabel "bytes per cudaMemcpy"
-# Few enough labels that they stay apart when a phone shrinks the plot to 60% of its size.
-set xtics ("4 B" 4, "256 B" 256, "16 KiB" 16384, "1 MiB" 1048576, "64 MiB" 67108864, \
-           "1 GiB" 1073741824)
-set mxtics 4
+if (!exists("categories")) {
+    set logscale x 2
+    # The data's own range, a little wider, so that the end points and their tics show.
+    stats data using 1 nooutput
+    set xrange [STATS_min / 1.25 : STATS_max * 1.25]
+    set xlabel "bytes per cudaMemcpy"
+    # Few enough labels that they stay apart when a phone shrinks the plot to 60% of its size.
+    set xtics ("4 B" 4, "256 B" 256, "16 KiB" 16384, "1 MiB" 1048576, "64 MiB" 67108864, \
+               "1 GiB" 1073741824)
+    set mxtics 4
+}
 set grid xtics ytics lc "#dddddd" lw 1 dt 1
 set border 3
 set xtics nomirror

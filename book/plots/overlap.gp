@@ -1,10 +1,9 @@
 # overlap.gp - the chunked pipeline's time against the number of streams, with the serial time
 # and the ideal (the longest stage alone).
+categories = 1
 load "book/plots/common.gp"
-unset logscale x
 set xrange [0.5:8.5]
 set xtics 1
-unset mxtics
 set xlabel "streams"
 set ylabel "milliseconds (median)"
 set yrange [0:*]

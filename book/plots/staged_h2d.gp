@@ -1,12 +1,11 @@
 # staged_h2d.gp - the staged pageable copy to the device against the number of host threads, a
 # line for each chunk size, with the ring's size of the fastest combination; plain pageable and
 # pinned cudaMemcpy for reference (staged_h2d.csv: rank 1 is the fastest; the rows by ring, chunk, threads).
+categories = 1
 load "book/plots/common.gp"
-unset logscale x
 stats data using 2 nooutput
 set xrange [0:STATS_max + 1]
 set xtics (1, 2, 4, 8, 12, 16)
-unset mxtics
 set xlabel "host threads"
 set ylabel "GB/s (median)"
 # The fastest row (rank 1) names the ring's size drawn; every row repeats the plain copies'.

@@ -1,11 +1,10 @@
 # timeline.gp - one pipeline run: a row per stream, a box per stage of each chunk, from the
 # events recorded around it (timeline.csv: stream, stage, chunk, start_ms, end_ms).
+categories = 1
 load "book/plots/common.gp"
-unset logscale x
 stats data using 5 nooutput
 set xrange [0:STATS_max * 1.02]
 set xtics auto
-unset mxtics
 set xlabel "milliseconds after the start"
 stats data using 1 nooutput
 set yrange [STATS_max + 0.6:-0.6]  # stream 0 on top

@@ -13,6 +13,7 @@
 #include "chapter.h"
 #include "cuda_check.h"
 #include "device_info.h"
+#include "host_memory.h"
 #include "nvml_link.h"
 #include "pcie.h"
 #include "units.h"
@@ -22,41 +23,6 @@
 #include <unistd.h>
 
 static const char usage[] = "(no arguments: it describes device 0 of this machine)";
-
-/* Reads "Field:   123 kB" from /proc/meminfo; 0 if the field is missing. */
-static size_t meminfo_bytes(const char *field)
-{
-    FILE *meminfo = fopen("/proc/meminfo", "r");
-    if (meminfo == NULL)
-        return 0;
-    char line[256];
-    size_t field_length = strlen(field);
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof line, meminfo))
-        if (strncmp(line, field, field_length) == 0 && line[field_length] == ':') {
-            sscanf(line + field_length + 1, "%llu", &kib);
-            break;
-        }
-    fclose(meminfo);
-    return (size_t)kib * 1024; /* the "kB" of /proc/meminfo is KiB */
-}
-
-typedef struct host_memory {
-    size_t total_bytes, available_bytes;
-} host_memory;
-
-static host_memory host_memory_query(void)
-{
-    host_memory host = {meminfo_bytes("MemTotal"), meminfo_bytes("MemAvailable")};
-    /* Without /proc (or on an old kernel without MemAvailable), ask libc; its
-     * "available" counts only free pages, not the page cache it could drop. */
-    long page = sysconf(_SC_PAGE_SIZE);
-    if (host.total_bytes == 0 && page > 0)
-        host.total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)page;
-    if (host.available_bytes == 0 && page > 0)
-        host.available_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)page;
-    return host;
-}
 
 /* Keeps the first thing found wrong: the one the verdict names. */
 static void require(bool ok, const char *what, const char **failure)

@@ -16,9 +16,10 @@
  * figures. Its last line is "PASSED" (exit 0) or "FAILED: why" (exit 1).
  */
 #include "chapter.h"
-#include "csv_file.h"
+#include "copy_timing.h"
 #include "cuda_check.h"
 #include "device_info.h"
+#include "measure_csv.h"
 #include "nvml_link.h"
 #include "pcie.h"
 #include "timing.h"
@@ -143,13 +144,6 @@ static void release(buffers *b)
     CUDA_CHECK(cudaFree(b->d_other));
 }
 
-/* A pattern with no short period, so that a shifted or short copy cannot match it. */
-static void fill_pattern(unsigned char *h_bytes, size_t bytes)
-{
-    for (size_t i = 0; i < bytes; i++)
-        h_bytes[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
-}
-
 /* The source and destination of a case: host memory of its kind on one side, d_buffer on the
  * other. */
 static void endpoints(const buffers *b, const copy_case *c, void **dst, const void **src)
@@ -159,27 +153,6 @@ static void endpoints(const buffers *b, const copy_case *c, void **dst, const vo
     *dst = c->kind == cudaMemcpyHostToDevice ? (void *)b->d_buffer : (void *)h_dst;
     *src = c->kind == cudaMemcpyHostToDevice ? (const void *)h_src : (const void *)b->d_buffer;
 }
-
-/* listing: timed-copy */
-/* Copies `bytes` reps times, each timed by events on the default stream, after one untimed
- * copy that pays for first touches and lazy set-up. Returns the median in GB/s. */
-static double median_gb_per_s(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-                              int reps, event_timer *timer)
-{
-    double *gb_per_s = host_alloc((size_t)reps * sizeof *gb_per_s);
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-    for (int r = 0; r < reps; r++) {
-        float elapsed_ms;
-        CUDA_CHECK(event_timer_start(timer, 0));
-        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-        CUDA_CHECK(event_timer_stop(timer, 0, &elapsed_ms));
-        gb_per_s[r] = bandwidth_gb_per_s(bytes, elapsed_ms);
-    }
-    double median = median_of(gb_per_s, (size_t)reps);
-    free(gb_per_s);
-    return median;
-}
-/* end listing: timed-copy */
 
 /* listing: call-time */
 /* What one cudaMemcpy call costs the thread that makes it, in microseconds: the host clock
@@ -204,8 +177,8 @@ static double median_call_us(void *dst, const void *src, size_t bytes, enum cuda
 /* Device to device: the copy reads and writes GPU memory, so it moves 2 * bytes. */
 static double device_gb_per_s(const buffers *b, size_t bytes, int reps, event_timer *timer)
 {
-    return 2 *
-           median_gb_per_s(b->d_other, b->d_buffer, bytes, cudaMemcpyDeviceToDevice, reps, timer);
+    return 2 * copy_median_gb_per_s(b->d_other, b->d_buffer, bytes, cudaMemcpyDeviceToDevice, reps,
+                                    timer);
 }
 
 /* listing: verify */
@@ -232,6 +205,8 @@ static bool round_trip_intact(const buffers *b, bool pinned, size_t bytes)
 
 /* --- Results ------------------------------------------------------------------------------- */
 
+#define MADE_BY "chapters/ch01-memory/07-bandwidth-sweep"
+
 typedef struct sweep_results {
     int count;
     size_t bytes[64];
@@ -244,22 +219,15 @@ typedef struct sweep_results {
     pcie_link link; /* max_generation 0: NVML could not say */
 } sweep_results;
 
-/* Opens DIR/NAME with the provenance lines every measured file starts with. */
-static void open_csv(csv_file *csv, const char *dir, const char *name, const char *what,
-                     const device_info *info, const char *date)
-{
-    csv_file_open(csv, dir, name, what, "chapters/ch01-memory/07-bandwidth-sweep (make measure)",
-                  info, date);
-}
-
 static void write_csv_files(const char *dir, const sweep_results *r, const device_info *info)
 {
     char date[32], driver[16], runtime[16];
-    utc_timestamp(date, sizeof date);
-    csv_file csv;
+    measure_csv csv;
+    measure_date_now(date, sizeof date);
+    measure_dir_create(dir);
 
-    open_csv(&csv, dir, "bandwidth.csv", "cudaMemcpy bandwidth against transfer size", info, date);
-    FILE *f = csv.out;
+    FILE *f = measure_csv_open(&csv, dir, "bandwidth.csv",
+                               "cudaMemcpy bandwidth against transfer size", info, date, MADE_BY);
     fprintf(f, "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA "
                "events\nbytes,reps");
     for (int c = 0; c < CASES; c++)
@@ -271,10 +239,10 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.6g", r->gb_per_s[s][c]); /* 4 B copies run at 0.0005 GB/s */
         fprintf(f, "\n");
     }
-    csv_file_close(&csv);
+    measure_csv_close(&csv);
 
-    open_csv(&csv, dir, "latency.csv", "what one cudaMemcpy call costs its caller", info, date);
-    f = csv.out;
+    f = measure_csv_open(&csv, dir, "latency.csv", "what one cudaMemcpy call costs its caller",
+                         info, date, MADE_BY);
     fprintf(f, "# unit: microseconds per call, host clock, median of %d calls\nbytes",
             LATENCY_REPS);
     for (int c = 0; c < CASES; c++)
@@ -286,11 +254,11 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
             fprintf(f, ",%.2f", r->call_us[s][c]);
         fprintf(f, "\n");
     }
-    csv_file_close(&csv);
+    measure_csv_close(&csv);
 
     /* The figures the book's text quotes, one per line. */
-    open_csv(&csv, dir, "summary.csv", "the figures the book quotes", info, date);
-    f = csv.out;
+    f = measure_csv_open(&csv, dir, "summary.csv", "the figures the book quotes", info, date,
+                         MADE_BY);
     int last = r->count - 1;
     fprintf(f, "key,value\n");
     fprintf(f, "gpu,%s\n", info->name);
@@ -315,7 +283,7 @@ static void write_csv_files(const char *dir, const sweep_results *r, const devic
         fprintf(f, "pcie_lanes,%u\n", r->link.max_width);
         fprintf(f, "pcie_gb_per_s,%.1f\n", link_gb_per_s);
     }
-    csv_file_close(&csv);
+    measure_csv_close(&csv);
 }
 
 /* --- The sweep ----------------------------------------------------------------------------- */
@@ -373,7 +341,8 @@ int main(int argc, char **argv)
             void *dst;
             const void *src;
             endpoints(&b, &cases[c], &dst, &src);
-            r->gb_per_s[s][c] = median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], &timer);
+            r->gb_per_s[s][c] =
+                copy_median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], &timer);
             printf("  %12.3f", r->gb_per_s[s][c]);
         }
         printf("\n");

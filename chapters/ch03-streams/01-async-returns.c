@@ -43,28 +43,25 @@ static const char usage[] =
 
 typedef struct options {
     size_t bytes;
-    double busy_ms;
+    int busy_ms;
 } options;
 
 static options parse_options(int argc, char **argv)
 {
     options opt = {.bytes = (size_t)256 << 20, .busy_ms = 50};
-    static const char *const known[] = {"--size", "--busy", NULL};
-    for (int a = 1; a < argc; a++) {
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--size") == 0) {
-            if (!parse_size(value, &opt.bytes) || opt.bytes < OVERWRITTEN_BYTES)
-                usage_error(argv[0], usage, "--size: '%s' is not a size of at least 4K", value);
-        } else
-            opt.busy_ms = milliseconds_or_exit(argv[0], usage, arg, value, 1, 5000);
-    }
+    const option_spec specs[] = {
+        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
+        {"--busy", OPTION_COUNT, &opt.busy_ms, 1, 5000},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.bytes < OVERWRITTEN_BYTES)
+        usage_error(argv[0], usage, "--size: %zu bytes is less than 4K", opt.bytes);
     return opt;
 }
 
 /* A pattern with no short period and no byte equal to POISON, so that a byte that holds
  * the pattern has arrived and one that holds the poison has not. */
-static void fill_pattern(unsigned char *h_bytes, size_t bytes, uint32_t seed)
+static void fill_seeded_pattern(unsigned char *h_bytes, size_t bytes, uint32_t seed)
 {
     for (size_t i = 0; i < bytes; i++)
         h_bytes[i] = (unsigned char)(((((uint32_t)i + seed) * 2654435761u) >> 24) % POISON);
@@ -112,7 +109,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaStreamCreate(&stream));
     event_timer timer;
     CUDA_CHECK(event_timer_create(&timer));
-    fill_pattern(h_pinned_src, bytes, 1);
+    fill_seeded_pattern(h_pinned_src, bytes, 1);
     memcpy(h_pageable_src, h_pinned_src, bytes); /* touches every pageable page now */
 
     printf("Part 1: when does cudaMemcpyAsync return? One %s copy to the device, each kind of "
@@ -148,7 +145,7 @@ int main(int argc, char **argv)
 
     gpu_work_require("to hold the stream busy in part 2");
     printf("\nPart 2: what the host may touch before it synchronises (the stream held busy for "
-           "%.0f ms first)\n",
+           "%d ms first)\n",
            opt.busy_ms);
 
     /* listing: too-early */
@@ -177,7 +174,7 @@ int main(int argc, char **argv)
     memcpy(h_expected, h_pinned_src, bytes);
     CUDA_CHECK(gpu_work_keep_busy(stream, opt.busy_ms));
     CUDA_CHECK(cudaMemcpyAsync(d_buffer, h_pinned_src, bytes, cudaMemcpyHostToDevice, stream));
-    fill_pattern(h_pinned_src, OVERWRITTEN_BYTES, 2); /* too soon: the copy has not run */
+    fill_seeded_pattern(h_pinned_src, OVERWRITTEN_BYTES, 2); /* too soon: the copy has not run */
     CUDA_CHECK(cudaStreamSynchronize(stream));
     /* end listing: source-reused */
     memset(h_pinned_dst, POISON, bytes);

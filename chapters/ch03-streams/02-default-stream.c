@@ -43,23 +43,20 @@ static const char usage[] =
     "       --size  bytes per copy; K, M, G multiply by 1024 (default 4M)";
 
 typedef struct options {
-    double busy_ms;
+    int busy_ms;
     size_t bytes;
 } options;
 
 static options parse_options(int argc, char **argv)
 {
     options opt = {.busy_ms = 100, .bytes = (size_t)4 << 20};
-    static const char *const known[] = {"--size", "--busy", NULL};
-    for (int a = 1; a < argc; a++) {
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--size") == 0) {
-            if (!parse_size(value, &opt.bytes) || opt.bytes > ((size_t)1 << 30))
-                usage_error(argv[0], usage, "--size: '%s' is not a size up to 1G", value);
-        } else
-            opt.busy_ms = milliseconds_or_exit(argv[0], usage, arg, value, 10, 5000);
-    }
+    const option_spec specs[] = {
+        {"--busy", OPTION_COUNT, &opt.busy_ms, 10, 5000},
+        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.bytes > ((size_t)1 << 30))
+        usage_error(argv[0], usage, "--size: %zu bytes is more than 1G", opt.bytes);
     return opt;
 }
 
@@ -135,8 +132,7 @@ int main(int argc, char **argv)
     char size[32];
     buffers b = {.bytes = opt.bytes};
     b.h_expected = host_alloc(b.bytes);
-    for (size_t i = 0; i < b.bytes; i++)
-        b.h_expected[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
+    fill_pattern(b.h_expected, b.bytes);
     CUDA_CHECK(cudaMalloc((void **)&b.d_src, b.bytes));
     CUDA_CHECK(cudaMallocHost((void **)&b.h_between_dst, b.bytes));
     CUDA_CHECK(cudaMallocHost((void **)&b.h_b_dst, b.bytes));
@@ -154,7 +150,7 @@ int main(int argc, char **argv)
         {"4. A and B (cudaStreamCreate), the copy on cudaStreamPerThread in between",
          cudaStreamDefault, true, cudaStreamPerThread, false, false},
     };
-    printf("Stream A runs a %.0f ms kernel; then %s copies to the host are queued.\n"
+    printf("Stream A runs a %d ms kernel; then %s copies to the host are queued.\n"
            "Each time is when the GPU finished that work, in ms after A's kernel started.\n\n",
            opt.busy_ms, format_bytes(b.bytes, size, sizeof size));
     int as_predicted = 0, count = (int)(sizeof scenarios / sizeof scenarios[0]);

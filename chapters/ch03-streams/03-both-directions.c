@@ -22,7 +22,7 @@
  * copies of the largest size delivered their data both ways, or "FAILED: why".
  */
 #include "chapter.h"
-#include "csv_file.h"
+#include "measure_csv.h"
 #include "cuda_check.h"
 #include "gpu_work.h"
 #include "timing.h"
@@ -56,25 +56,25 @@ typedef struct options {
 static options parse_options(int argc, char **argv)
 {
     options opt = {.sizes = {(size_t)64 << 20}, .size_count = 1, .reps = 5};
-    static const char *const known[] = {"--sizes", "--reps", "--csv", NULL};
-    for (int a = 1; a < argc; a++) {
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--sizes") == 0) {
-            opt.size_count = 0;
-            char *list = argv[a]; /* the value, split in place */
-            for (char *item = strtok(list, ","); item != NULL; item = strtok(NULL, ",")) {
-                if (opt.size_count == MAX_SIZES)
-                    usage_error(argv[0], usage, "--sizes: at most %d sizes", MAX_SIZES);
-                if (!parse_size(item, &opt.sizes[opt.size_count++]))
-                    usage_error(argv[0], usage, "--sizes: '%s' is not a size (e.g. 64M,1G)", item);
-            }
-            if (opt.size_count == 0)
-                usage_error(argv[0], usage, "--sizes: no size given");
-        } else if (strcmp(arg, "--reps") == 0)
-            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
-        else
-            opt.csv_dir = value;
+    const char *sizes = NULL;
+    const option_spec specs[] = {
+        {"--sizes", OPTION_TEXT, &sizes, 0, 0},
+        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
+        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (sizes != NULL) {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", sizes);
+        opt.size_count = 0;
+        for (char *item = strtok(list, ","); item != NULL; item = strtok(NULL, ",")) {
+            if (opt.size_count == MAX_SIZES)
+                usage_error(argv[0], usage, "--sizes: at most %d sizes", MAX_SIZES);
+            if (!parse_size(item, &opt.sizes[opt.size_count++]))
+                usage_error(argv[0], usage, "--sizes: '%s' is not a size (e.g. 64M,1G)", item);
+        }
+        if (opt.size_count == 0)
+            usage_error(argv[0], usage, "--sizes: no size given");
     }
     return opt;
 }
@@ -167,12 +167,6 @@ static figures measure(rig *r, size_t bytes, int reps)
     return (figures){medians[0], medians[1], medians[2], medians[3], medians[4]};
 }
 
-static void fill_pattern(unsigned char *h_bytes, size_t bytes, uint32_t seed)
-{
-    for (size_t i = 0; i < bytes; i++)
-        h_bytes[i] = (unsigned char)((((uint32_t)i + seed) * 2654435761u) >> 24);
-}
-
 int main(int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
@@ -183,12 +177,14 @@ int main(int argc, char **argv)
 
     rig r;
     unsigned char *h_expected_down = host_alloc(largest);
-    fill_pattern(h_expected_down, largest, 2);
+    fill_pattern(h_expected_down, largest);
+    for (size_t i = 0; i < largest; i++) /* another pattern than the one going up */
+        h_expected_down[i] = (unsigned char)~h_expected_down[i];
     CUDA_CHECK(cudaMallocHost((void **)&r.h_up, largest));
     CUDA_CHECK(cudaMallocHost((void **)&r.h_down, largest));
     CUDA_CHECK(cudaMalloc((void **)&r.d_up, largest));
     CUDA_CHECK(cudaMalloc((void **)&r.d_down, largest));
-    fill_pattern(r.h_up, largest, 1);
+    fill_pattern(r.h_up, largest);
     CUDA_CHECK(cudaMemcpy(r.d_down, h_expected_down, largest, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaStreamCreateWithFlags(&r.up, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&r.down, cudaStreamNonBlocking));
@@ -242,25 +238,21 @@ int main(int argc, char **argv)
                format_bytes(largest, size, sizeof size));
 
     if (failure == NULL && opt.csv_dir != NULL) {
-        device_info info;
-        char date[32];
-        CUDA_CHECK(device_info_query(0, &info));
-        csv_file csv;
-        csv_file_open(&csv, opt.csv_dir, "bidirectional.csv",
-                      "copies one way and both ways at once, pinned memory, two streams",
-                      "chapters/ch03-streams/03-both-directions (make measure)", &info,
-                      utc_timestamp(date, sizeof date));
-        fprintf(csv.out,
+        measure_csv csv;
+        measure_csv_create(&csv, opt.csv_dir, "bidirectional.csv",
+                           "copies one way and both ways at once, pinned memory, two streams",
+                           "chapters/ch03-streams/03-both-directions");
+        fprintf(csv.file,
                 "# unit: GB/s (10^9 bytes per second), median of %d; *_loaded: that direction's "
                 "copy while the other direction runs; total_both: every byte moved either way "
                 "over the time both took, %d copies each way\n"
                 "bytes,h2d_alone,d2h_alone,h2d_loaded,d2h_loaded,total_both\n",
                 opt.reps, ROUNDS);
         for (int s = 0; s < opt.size_count; s++)
-            fprintf(csv.out, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt.sizes[s], results[s].h2d_alone,
+            fprintf(csv.file, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt.sizes[s], results[s].h2d_alone,
                     results[s].d2h_alone, results[s].h2d_loaded, results[s].d2h_loaded,
                     results[s].total);
-        csv_file_close(&csv);
+        measure_csv_close(&csv);
     }
 
     for (int i = 0; i <= ROUNDS; i++) {

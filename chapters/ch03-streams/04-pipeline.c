@@ -19,7 +19,7 @@
  * compared, bit for bit, with the host's own fmaf; the last line is "PASSED" or "FAILED: why".
  */
 #include "chapter.h"
-#include "csv_file.h"
+#include "measure_csv.h"
 #include "cuda_check.h"
 #include "gpu_work.h"
 #include "timing.h"
@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,25 +64,17 @@ static options parse_options(int argc, char **argv)
                    .max_streams = 8,
                    .reps = 3,
                    .timeline_streams = 4};
-    static const char *const known[] = {
-        "--floats", "--chunks", "--max-streams", "--reps", "--timeline-streams", "--csv", NULL};
-    for (int a = 1; a < argc; a++) {
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--floats") == 0)
-            opt.floats = float_count_or_exit(value, argv[0], usage);
-        else if (strcmp(arg, "--chunks") == 0)
-            opt.chunks = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_CHUNKS);
-        else if (strcmp(arg, "--max-streams") == 0)
-            opt.max_streams = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_STREAMS);
-        else if (strcmp(arg, "--reps") == 0)
-            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
-        else if (strcmp(arg, "--timeline-streams") == 0)
-            opt.timeline_streams =
-                (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_STREAMS);
-        else
-            opt.csv_dir = value;
-    }
+    const option_spec specs[] = {
+        {"--floats", OPTION_SIZE, &opt.floats, 0, 0}, /* a count: K and M multiply by 1024 */
+        {"--chunks", OPTION_COUNT, &opt.chunks, 1, MAX_CHUNKS},
+        {"--max-streams", OPTION_COUNT, &opt.max_streams, 1, MAX_STREAMS},
+        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
+        {"--timeline-streams", OPTION_COUNT, &opt.timeline_streams, 1, MAX_STREAMS},
+        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.floats > SIZE_MAX / sizeof(float))
+        usage_error(argv[0], usage, "--floats: %zu floats do not fit in memory", opt.floats);
     if ((size_t)opt.chunks > opt.floats)
         usage_error(argv[0], usage, "--chunks: %d chunks of %zu floats would leave some empty",
                     opt.chunks, opt.floats);
@@ -260,25 +253,26 @@ int main(int argc, char **argv)
         device_info info;
         char date[32];
         CUDA_CHECK(device_info_query(0, &info));
-        utc_timestamp(date, sizeof date);
-        csv_file csv;
+        measure_date_now(date, sizeof date);
+        measure_dir_create(opt.csv_dir);
+        measure_csv csv;
         char what[256];
         snprintf(what, sizeof what,
                  "a chunked pipeline (copy up, y = %g x + %g, copy down) over 1 to %d streams, "
                  "%zu floats in %d chunks",
                  SCALE, OFFSET, opt.max_streams, opt.floats, w->chunks);
-        csv_file_open(&csv, opt.csv_dir, "overlap.csv", what,
-                      "chapters/ch03-streams/04-pipeline (make measure)", &info, date);
-        fprintf(csv.out,
+        measure_csv_open(&csv, opt.csv_dir, "overlap.csv", what, &info, date,
+                         "chapters/ch03-streams/04-pipeline");
+        fprintf(csv.file,
                 "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
                 "longest stage of the serial version; bytes: the data each way, in chunks\n"
                 "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms,bytes,chunks\n",
                 opt.reps);
         for (int k = 1; k <= opt.max_streams; k++)
-            fprintf(csv.out, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,%d\n", k, serial_ms,
+            fprintf(csv.file, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,%d\n", k, serial_ms,
                     pipelined_ms[k], ideal_ms, stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H],
                     bytes, w->chunks);
-        csv_file_close(&csv);
+        measure_csv_close(&csv);
 
         memset(w->h_out, POISON, bytes);
         double total_ms = pipelined(w, opt.timeline_streams);
@@ -288,12 +282,12 @@ int main(int argc, char **argv)
                  "the timeline of one pipeline run over %d streams, %zu floats in %d chunks, "
                  "%.3f ms in all",
                  opt.timeline_streams, opt.floats, w->chunks, total_ms);
-        csv_file_open(&csv, opt.csv_dir, "timeline.csv", what,
-                      "chapters/ch03-streams/04-pipeline (make measure)", &info, date);
-        fprintf(csv.out, "# unit: milliseconds after the run's start event; a stage starts "
-                         "when its stream reaches it\n");
-        write_timeline(w, opt.timeline_streams, csv.out);
-        csv_file_close(&csv);
+        measure_csv_open(&csv, opt.csv_dir, "timeline.csv", what, &info, date,
+                         "chapters/ch03-streams/04-pipeline");
+        fprintf(csv.file, "# unit: milliseconds after the run's start event; a stage starts "
+                          "when its stream reaches it\n");
+        write_timeline(w, opt.timeline_streams, csv.file);
+        measure_csv_close(&csv);
     }
 
     for (int c = 0; c < w->chunks; c++)

@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,21 +42,19 @@ static const char usage[] =
 
 typedef struct options {
     size_t floats;
-    double busy_ms;
+    int busy_ms;
 } options;
 
 static options parse_options(int argc, char **argv)
 {
     options opt = {.floats = (size_t)4 << 20, .busy_ms = 50};
-    static const char *const known[] = {"--floats", "--busy", NULL};
-    for (int a = 1; a < argc; a++) {
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--floats") == 0)
-            opt.floats = float_count_or_exit(value, argv[0], usage);
-        else
-            opt.busy_ms = milliseconds_or_exit(argv[0], usage, arg, value, 10, 5000);
-    }
+    const option_spec specs[] = {
+        {"--floats", OPTION_SIZE, &opt.floats, 0, 0}, /* a count: K and M multiply by 1024 */
+        {"--busy", OPTION_COUNT, &opt.busy_ms, 10, 5000},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.floats > SIZE_MAX / sizeof(float))
+        usage_error(argv[0], usage, "--floats: %zu floats do not fit in memory", opt.floats);
     return opt;
 }
 
@@ -132,7 +131,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaDeviceSynchronize());
 
     char size[32];
-    printf("The producer is busy for %.0f ms, then copies %s up; the consumer computes on it and\n"
+    printf("The producer is busy for %d ms, then copies %s up; the consumer computes on it and\n"
            "copies the result down.\n\n",
            opt.busy_ms, format_bytes(bytes, size, sizeof size));
     printf("  %-11s %22s %24s\n", "ordering", "host busy queuing", "correct results");

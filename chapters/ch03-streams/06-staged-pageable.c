@@ -17,17 +17,18 @@
  *                        [--reps N] [--sweep] [--csv DIR]
  *
  * --sweep: 1 GiB, threads 1,2,4,8,12,16, buffers 1,2,3,4, chunks 4M,16M,64M (a few minutes on
- * an H200); the lists given after it replace its own. --csv writes DIR/staged_h2d.csv and
+ * an H200); a size or a list given beside it replaces its own. --csv writes DIR/staged_h2d.csv and
  * DIR/staged_d2h.csv (`make measure`). Every combination's copy is checked, byte for byte,
  * into a poisoned destination; the last line is "PASSED" or "FAILED: why".
  */
 #include "chapter.h"
-#include "csv_file.h"
+#include "measure_csv.h"
 #include "cuda_check.h"
 #include "host_pool.h"
 #include "timing.h"
 #include "units.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,7 +49,8 @@ static const char usage[] =
     "       --buffers  comma-separated counts of pinned buffers in the ring, 1 to 16 (default 2)\n"
     "       --chunks   comma-separated sizes of each buffer (default 16M)\n"
     "       --reps     timed copies per case; the median is reported (default 3)\n"
-    "       --sweep    1G; threads 1,2,4,8,12,16; buffers 1,2,3,4; chunks 4M,16M,64M\n"
+    "       --sweep    1G; threads 1,2,4,8,12,16; buffers 1,2,3,4; chunks 4M,16M,64M (a size\n"
+    "                  or list given beside it stays)\n"
     "       --csv      also write staged_h2d.csv and staged_d2h.csv into DIR";
 
 typedef struct list {
@@ -64,17 +66,25 @@ typedef struct options {
 } options;
 
 /* A comma-separated list of counts (sizes: false) or sizes, each from 1 to high. */
-static list parse_list(const char *argv0, const char *name, char *text, bool sizes, size_t high)
+static list parse_list(const char *argv0, const char *name, const char *text, bool sizes,
+                       size_t high)
 {
     list l = {.count = 0};
-    for (char *item = strtok(text, ","); item != NULL; item = strtok(NULL, ",")) {
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *item = strtok(copy, ","); item != NULL; item = strtok(NULL, ",")) {
         if (l.count == MAX_LIST)
             usage_error(argv0, usage, "%s: at most %d values", name, MAX_LIST);
         size_t value = 0;
-        if (!sizes)
-            value = (size_t)whole_number_or_exit(argv0, usage, name, item, 1, (long)high);
-        else if (!parse_size(item, &value) || value > high)
-            usage_error(argv0, usage, "%s: '%s' is not a size (e.g. 4M,16M,64M)", name, item);
+        char *end;
+        errno = 0;
+        if (sizes ? !parse_size(item, &value)
+                  : (value = strtoul(item, &end, 10),
+                     errno != 0 || end == item || *end != '\0' || item[0] == '-'))
+            value = 0;
+        if (value == 0 || value > high)
+            usage_error(argv0, usage, "%s: '%s' is not %s from 1 to %zu", name, item,
+                        sizes ? "a size" : "a whole number", high);
         l.values[l.count++] = value;
     }
     if (l.count == 0)
@@ -84,37 +94,37 @@ static list parse_list(const char *argv0, const char *name, char *text, bool siz
 
 static options parse_options(int argc, char **argv)
 {
-    options opt = {.bytes = (size_t)256 << 20,
-                   .threads = {{4}, 1},
-                   .buffers = {{2}, 1},
-                   .chunks = {{(size_t)16 << 20}, 1},
-                   .reps = 3};
-    static const char *const known[] = {"--size", "--threads", "--buffers", "--chunks",
-                                        "--reps", "--csv",     NULL};
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--sweep") == 0) { /* the one option without a value */
-            opt.bytes = (size_t)1 << 30;
-            opt.threads = (list){{1, 2, 4, 8, 12, 16}, 6};
-            opt.buffers = (list){{1, 2, 3, 4}, 4};
-            opt.chunks = (list){{(size_t)4 << 20, (size_t)16 << 20, (size_t)64 << 20}, 3};
-            continue;
-        }
-        const char *value;
-        const char *arg = option_with_value(argc, argv, &a, usage, known, &value);
-        if (strcmp(arg, "--size") == 0) {
-            if (!parse_size(value, &opt.bytes))
-                usage_error(argv[0], usage, "--size: '%s' is not a size (e.g. 256M, 1G)", value);
-        } else if (strcmp(arg, "--threads") == 0)
-            opt.threads = parse_list(argv[0], arg, argv[a], false, HOST_POOL_MAX_THREADS);
-        else if (strcmp(arg, "--buffers") == 0)
-            opt.buffers = parse_list(argv[0], arg, argv[a], false, MAX_BUFFERS);
-        else if (strcmp(arg, "--chunks") == 0)
-            opt.chunks = parse_list(argv[0], arg, argv[a], true, (size_t)1 << 30);
-        else if (strcmp(arg, "--reps") == 0)
-            opt.reps = (int)whole_number_or_exit(argv[0], usage, arg, value, 1, MAX_REPS);
-        else
-            opt.csv_dir = value;
-    }
+    options opt = {.reps = 3};
+    const char *threads = NULL, *buffers = NULL, *chunks = NULL;
+    bool sweep = false;
+    const option_spec specs[] = {
+        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
+        {"--threads", OPTION_TEXT, &threads, 0, 0},
+        {"--buffers", OPTION_TEXT, &buffers, 0, 0},
+        {"--chunks", OPTION_TEXT, &chunks, 0, 0},
+        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
+        {"--sweep", OPTION_FLAG, &sweep, 0, 0},
+        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    /* --sweep changes the defaults; what is given explicitly stays. */
+    if (opt.bytes == 0)
+        opt.bytes = sweep ? (size_t)1 << 30 : (size_t)256 << 20;
+    opt.threads = parse_list(argv[0], "--threads",
+                             threads ? threads
+                             : sweep ? "1,2,4,8,12,16"
+                                     : "4",
+                             false, HOST_POOL_MAX_THREADS);
+    opt.buffers = parse_list(argv[0], "--buffers",
+                             buffers ? buffers
+                             : sweep ? "1,2,3,4"
+                                     : "2",
+                             false, MAX_BUFFERS);
+    opt.chunks = parse_list(argv[0], "--chunks",
+                            chunks  ? chunks
+                            : sweep ? "4M,16M,64M"
+                                    : "16M",
+                            true, (size_t)1 << 30);
     return opt;
 }
 
@@ -295,13 +305,9 @@ static int by_ring_chunk_threads(const void *a, const void *b)
 static void write_csv(const char *dir, const char *name, const char *what, result *results,
                       int count, double pageable, double pinned, size_t bytes, int reps)
 {
-    device_info info;
-    char date[32];
-    CUDA_CHECK(device_info_query(0, &info));
-    csv_file csv;
-    csv_file_open(&csv, dir, name, what, "chapters/ch03-streams/06-staged-pageable (make measure)",
-                  &info, utc_timestamp(date, sizeof date));
-    fprintf(csv.out,
+    measure_csv csv;
+    measure_csv_create(&csv, dir, name, what, "chapters/ch03-streams/06-staged-pageable");
+    fprintf(csv.file,
             "# unit: GB/s (10^9 bytes per second), host clock, median of %d copies of %zu "
             "bytes; rank 1 is the fastest pool; rows by buffers, chunk, threads; pool: "
             "persistent threads; per_chunk: threads "
@@ -314,10 +320,10 @@ static void write_csv(const char *dir, const char *name, const char *what, resul
         results[i].rank = i + 1;
     qsort(results, (size_t)count, sizeof *results, by_ring_chunk_threads);
     for (int i = 0; i < count; i++)
-        fprintf(csv.out, "%d,%u,%d,%zu,%.2f,%.2f,%.2f,%.2f\n", results[i].rank, results[i].threads,
+        fprintf(csv.file, "%d,%u,%d,%zu,%.2f,%.2f,%.2f,%.2f\n", results[i].rank, results[i].threads,
                 results[i].buffers, results[i].chunk, results[i].pool_gb_per_s,
                 results[i].per_chunk_gb_per_s, pageable, pinned);
-    csv_file_close(&csv);
+    measure_csv_close(&csv);
 }
 
 int main(int argc, char **argv)
@@ -328,8 +334,7 @@ int main(int argc, char **argv)
     rig r = {.bytes = opt.bytes};
     r.h_src = host_alloc(r.bytes);
     r.h_dst = host_alloc(r.bytes);
-    for (size_t i = 0; i < r.bytes; i++) /* touches every page before anything is timed */
-        r.h_src[i] = (unsigned char)(((uint32_t)i * 2654435761u) >> 24);
+    fill_pattern(r.h_src, r.bytes); /* touches every page before anything is timed */
     memset(r.h_dst, 0, r.bytes);
     CUDA_CHECK(cudaMallocHost((void **)&r.h_pinned, r.bytes));
     CUDA_CHECK(cudaMalloc((void **)&r.d_dst, r.bytes));

@@ -23,10 +23,13 @@ done
 
 # The list of exercises is the book's order, and names exactly the exercises there are.
 order_log=$($MAKE -s --no-print-directory list-exercises 2>&1)
-if [[ $(head -n 1 <<<"$order_log") == ch01-memory/roundtrip && $(tail -n 1 <<<"$order_log") == ch01-memory/bandwidth ]]; then
-    pass "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1"
+order_check="make list-exercises follows the book: chapter by chapter, roundtrip first and bandwidth last in chapter 1"
+if [[ $(head -n 1 <<<"$order_log") == ch01-memory/roundtrip &&
+      $(grep '^ch01-' <<<"$order_log" | tail -n 1) == ch01-memory/bandwidth &&
+      $(cut -d/ -f1 <<<"$order_log" | uniq) == $(cut -d/ -f1 <<<"$order_log" | sort -u) ]]; then
+    pass "$order_check"
 else
-    fail "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1" "$order_log"
+    fail "$order_check" "$order_log"
 fi
 order_copy=$(mktemp -d)
 cp -r Makefile mk exercises tests "$order_copy"/ 2>/dev/null

@@ -51,6 +51,20 @@ else
     fail "the grader's static checks accept every stub and mutant" "$(grep -v '^accepted' <<<"$inspect_log")"
 fi
 
+# Device memory the harness would not see (its ledger, the memory share) is refused.
+untraced=build/selftest/untraced-allocation/$(sed -n '/^ch/{p;q}' exercises/ORDER).c
+mkdir -p "$(dirname "$untraced")"
+{ cat "exercises/${untraced#build/selftest/untraced-allocation/}"
+  printf '\n__attribute__((used)) static void *hidden_memory(void)\n{\n'
+  printf '    void *p = NULL;\n    size_t pitch = 0;\n'
+  printf '    return cudaMallocPitch(&p, &pitch, 1024, 1024) == cudaSuccess ? p : NULL;\n}\n'; } >"$untraced"
+inspect_log=$(python3 grader/grade.py inspect "$untraced" 2>&1)
+if grep -q "^not accepted.*cudaMallocPitch" <<<"$inspect_log"; then
+    pass "the grader refuses device memory that the harness does not trace (cudaMallocPitch)"
+else
+    fail "the grader refuses device memory that the harness does not trace (cudaMallocPitch)" "$inspect_log"
+fi
+
 # --- Bad input: said plainly, nothing written --------------------------------------------
 empty_out=$grader_work/no-grades-here
 rm -rf "$grader_work" && mkdir -p "$grader_work"
@@ -108,7 +122,10 @@ if need_gpu "grading the sample class with its tests run (the GPU part of make g
 else
     gpu_mode='' gpu_args=(--gpus none) check_args=(--no-gpu) make_args=(GPUS=none)
 fi
-grade_args=(--submissions "$class" --out "$out" --scratch "$scratch" "${gpu_args[@]}")
+# Tests get 10 s, not the default 20: the samples that hang or wait for ever cost that much each,
+# and so do the timed tests beside them, which wait for the GPU until they are ended.
+grade_args=(--submissions "$class" --out "$out" --scratch "$scratch" --test-timeout 10 "${gpu_args[@]}")
+make_args+=(TEST_TIMEOUT=10)
 
 # Interrupted after a few students (SIGTERM, as Ctrl-C or Slurm would): what was
 # written is whole, and the run resumes where it stopped.
@@ -228,7 +245,7 @@ if [[ -n $gpu_mode ]]; then
             cp -r "$class/$sample" "$unsafe_class/"
         done
         good_before=$(sha256sum "$out/students/student-good/results.json")
-        python3 grader/grade.py grade --submissions "$unsafe_class" --out "$out" --scratch "$scratch" \
+        python3 grader/grade.py grade --submissions "$unsafe_class" --out "$out" --scratch "$scratch" --test-timeout 10 \
             --regrade --unsafe-skip-static-checks >"$grader_work/unsafe.log" 2>&1
         unsafe_log=$(python3 selftest/check_grades.py selftest/submissions/expected-without-static-checks.tsv \
             "$out" --subset 2>&1)

@@ -85,61 +85,6 @@ START_TEST(counts_refuse_a_product_that_does_not_fit)
 }
 END_TEST
 
-START_TEST(options_take_their_values_and_numbers_their_range)
-{
-    static const char *const known[] = {"--reps", "--busy", NULL};
-    char *argv[] = {"prog", "--busy", "2.5", "--reps", "7", NULL};
-    int a = 1;
-    const char *value = NULL;
-    ck_assert_str_eq(option_with_value(5, argv, &a, "", known, &value), "--busy");
-    ck_assert_str_eq(value, "2.5");
-    ck_assert_int_eq(a, 2);
-    ck_assert_double_eq(milliseconds_or_exit("prog", "", "--busy", value, 1, 10), 2.5);
-    a = 3;
-    ck_assert_str_eq(option_with_value(5, argv, &a, "", known, &value), "--reps");
-    ck_assert_int_eq(whole_number_or_exit("prog", "", "--reps", value, 1, 100), 7);
-}
-END_TEST
-
-/* Each of these ends the program with the usage status, 2. */
-START_TEST(a_number_out_of_range_is_a_usage_error)
-{
-    whole_number_or_exit("prog", "", "--reps", "101", 1, 100);
-}
-END_TEST
-
-START_TEST(a_number_with_trailing_text_is_a_usage_error)
-{
-    whole_number_or_exit("prog", "", "--reps", "7x", 1, 100);
-}
-END_TEST
-
-START_TEST(a_time_that_is_not_a_number_is_a_usage_error)
-{
-    milliseconds_or_exit("prog", "", "--busy", "nan", 1, 10);
-}
-END_TEST
-
-START_TEST(an_unknown_option_is_a_usage_error)
-{
-    static const char *const known[] = {"--reps", NULL};
-    char *argv[] = {"prog", "--rep", "7", NULL};
-    int a = 1;
-    const char *value;
-    option_with_value(3, argv, &a, "", known, &value);
-}
-END_TEST
-
-START_TEST(an_option_without_its_value_is_a_usage_error)
-{
-    static const char *const known[] = {"--reps", NULL};
-    char *argv[] = {"prog", "--reps", NULL};
-    int a = 1;
-    const char *value;
-    option_with_value(2, argv, &a, "", known, &value);
-}
-END_TEST
-
 int main(void)
 {
     Suite *suite = suite_create("common");
@@ -151,12 +96,6 @@ int main(void)
     tcase_add_test(tc, the_median_is_the_middle_value);
     tcase_add_test(tc, pcie_gen5_x16_carries_63_gb_per_s_each_way);
     tcase_add_test(tc, counts_refuse_a_product_that_does_not_fit);
-    tcase_add_test(tc, options_take_their_values_and_numbers_their_range);
-    tcase_add_exit_test(tc, a_number_out_of_range_is_a_usage_error, EXIT_USAGE);
-    tcase_add_exit_test(tc, a_number_with_trailing_text_is_a_usage_error, EXIT_USAGE);
-    tcase_add_exit_test(tc, a_time_that_is_not_a_number_is_a_usage_error, EXIT_USAGE);
-    tcase_add_exit_test(tc, an_unknown_option_is_a_usage_error, EXIT_USAGE);
-    tcase_add_exit_test(tc, an_option_without_its_value_is_a_usage_error, EXIT_USAGE);
     suite_add_tcase(suite, tc);
     return run_unit_suite(suite);
 }

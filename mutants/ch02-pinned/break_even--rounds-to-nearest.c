@@ -1,0 +1,36 @@
+/* break_even--rounds-to-nearest.c - known mistake: x rounded to the nearest whole number.
+ *
+ * Right when x's fraction is .5 or more; at 11.03 it answers 11, after which pinning is still
+ * 1.5 ms behind.
+ * expect: pinning has not won yet
+ */
+#include "break_even.h"
+
+#include <limits.h>
+#include <math.h>
+
+double pin_cost_ms(size_t bytes, double ms_per_gib)
+{
+    return ms_per_gib * ((double)bytes / 1073741824.0);
+}
+
+double copy_time_ms(size_t bytes, double gb_per_s)
+{
+    return (double)bytes / (gb_per_s * 1e6);
+}
+
+long long break_even_copies(size_t bytes, double pin_ms_per_gib, double pageable_gb_per_s,
+                            double pinned_gb_per_s)
+{
+    if (bytes == 0 || !isfinite(pageable_gb_per_s) || pageable_gb_per_s <= 0 ||
+        !isfinite(pinned_gb_per_s) || pinned_gb_per_s <= 0 || !isfinite(pin_ms_per_gib) ||
+        pin_ms_per_gib < 0)
+        return BREAK_EVEN_INVALID;
+    if (pinned_gb_per_s <= pageable_gb_per_s)
+        return BREAK_EVEN_NEVER;
+    const double x = pin_cost_ms(bytes, pin_ms_per_gib) / (copy_time_ms(bytes, pageable_gb_per_s) -
+                                                           copy_time_ms(bytes, pinned_gb_per_s));
+    if (!(x < (double)LLONG_MAX))
+        return BREAK_EVEN_NEVER;
+    return llround(x);
+}
