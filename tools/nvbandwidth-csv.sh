@@ -37,7 +37,7 @@ for test in "${tests[@]}"; do
 done
 version=$(sed -n 's/^nvbandwidth Version: *//p' "$dir/nvbandwidth.txt" | head -n 1)
 {
-    echo "# nvbandwidth's copy-engine bandwidths (its SUM lines), run right after the sweep"
+    echo "# nvbandwidth's copy-engine bandwidths (its SUM lines), run after the course's programs"
     grep -E '^# (gpu|host):' "$dir/bandwidth.csv" # the same machine, the same session
     echo "# made by: nvbandwidth ${version:-(version not printed)}, $tool (make measure)"
     echo "test,gb_per_s"
