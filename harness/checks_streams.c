@@ -81,8 +81,8 @@ const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after)
 /* --- The timeline ----------------------------------------------------------------------- */
 
 #define MAX_NAMED_STREAMS 64
-#define TIMELINE_HEAD 24 /* lines shown before a long timeline is folded */
-#define TIMELINE_TAIL 10 /* and after */
+#define TIMELINE_HEAD 20 /* lines shown before a long timeline is folded */
+#define TIMELINE_TAIL 8 /* and after: a failure message holds 4 KiB */
 
 static void append(char *text, size_t size, size_t *used, const char *format, ...)
     __attribute__((format(printf, 4, 5)));

@@ -164,6 +164,15 @@ void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds
 {
     copy_delay.direction = direction;
     copy_delay.milliseconds = milliseconds;
+    if (milliseconds <= 0)
+        return;
+    /* Load the kernel now, untraced: loading it at its first launch, in the middle of the
+     * learner's calls, could make the host wait there. */
+    const bool was_tracing = tracing;
+    tracing = false;
+    if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+        cudaGetLastError(); /* a runtime without kernels: the copies are simply not delayed */
+    tracing = was_tracing;
 }
 
 void trace_delay_copy(const traced_call *call)

@@ -82,8 +82,8 @@ static void run_traced(job *j)
     trace_stop();
     cudaError_t err;
     TRACED_RUN(err = run_job(j));
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. The calls it made were:%s",
-                  error_text(err), trace_summary());
+    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
+                  error_text(err), trace_timeline());
 }
 
 /* --- The result, and what a wrong one says ------------------------------------------------ */
@@ -127,22 +127,28 @@ static void expect_results(const job *j, const char *when)
              (double)x, (double)B, (double)want);
     if (holds_only_poison(j->h_out + first, count * sizeof(float)))
         ck_abort_msg("%s: that whole chunk still holds the test's poison, so it never came "
-                     "back.%s The calls:%s",
+                     "back.%s What it did, when and where:%s",
                      where,
                      c + 1 == chunk_count(j) && j->n % j->chunk
                          ? " It is the last, shorter chunk: n is not a multiple of chunk, so "
                            "there are (n + chunk - 1) / chunk chunks and the last holds the rest."
                          : "",
-                     trace_summary());
+                     trace_timeline());
     if (same_float(got, x))
         ck_abort_msg("%s: it came back unchanged, as if gpu_work_scale_add had not run on it "
                      "before its copy back. Queue the kernel on the chunk's stream, between "
-                     "its two copies, on the buffer the copies use. The calls:%s",
-                     where, trace_summary());
+                     "its two copies, on the buffer the copies use. What it did, when and where:%s",
+                     where, trace_timeline());
     if (same_float(got, fmaf(A, want, B)))
-        ck_abort_msg("%s: it was computed twice, a * (a * x + b) + b. The calls:%s", where,
-                     trace_summary());
-    const size_t other = chunk_it_came_from(j, i, got);
+        ck_abort_msg("%s: it was computed twice, a * (a * x + b) + b. What it did, when and where:%s", where,
+                     trace_timeline());
+    /* A chunk overwritten while it waited may hold a mixture: look past the first element. */
+    size_t other = SIZE_MAX;
+    for (size_t k = i, looked = 0; k < first + count && other == SIZE_MAX && looked < 4096; k++)
+        if (!same_float(j->h_out[k], fmaf(A, j->h_in[k], B))) {
+            other = chunk_it_came_from(j, k, j->h_out[k]);
+            looked++;
+        }
     if (other != SIZE_MAX)
         ck_abort_msg("%s: it holds chunk %zu's data instead. Two chunks shared a device buffer "
                      "on different streams, and the later one's copy up overwrote it before "
@@ -150,16 +156,18 @@ static void expect_results(const job *j, const char *when)
                      "up, as a busy GPU would): a buffer was reused before its copy back had "
                      "finished. Give chunk c the buffer of its stream, d_buffers[c %% streams]: "
                      "within one stream, the next chunk's copy up waits for the copy back. "
-                     "The calls:%s",
-                     where, other, trace_summary());
-    ck_abort_msg("%s. The calls:%s", where, trace_summary());
+                     "What it did, when and where:%s",
+                     where, other, trace_timeline());
+    ck_abort_msg("%s. What it did, when and where:%s", where, trace_timeline());
 }
 
 /* --- How the work was queued, from the trace ---------------------------------------------- */
 
 /* A sentence naming what keeps the chunks from overlapping, or NULL when the trace shows none
- * of the known causes. */
-static const char *cause_from_trace(const job *j)
+ * of the known causes. Host waits while chunks are still being queued count from
+ * `waits_tolerated` + 1 on: the untimed test names only a wait after (nearly) every chunk, the
+ * timed one, which found the pipeline slow, any. */
+static const char *cause_from_trace(const job *j, size_t waits_tolerated)
 {
     static char cause[512];
     if (trace_count_of(TRACED_cudaMemcpy) > 0)
@@ -211,7 +219,7 @@ static const char *cause_from_trace(const job *j)
             first_wait = first_wait ? first_wait : trace_get(i);
             waits++;
         }
-    if (first_wait != NULL) {
+    if (first_wait != NULL && waits > waits_tolerated) {
         snprintf(cause, sizeof cause,
                  "the host waited for the GPU %zu time%s while it was still queuing chunks "
                  "(%s, call %zu, is the first): each wait lets the GPU run dry, and the next "
@@ -241,16 +249,16 @@ COURSE_TEST(no_buffer_is_reused_before_its_copy_back_has_finished, 2)
     trace_delay_async_copies(cudaMemcpyDeviceToHost, 2.0);
     cudaError_t err;
     TRACED_RUN(err = run_job(&j));
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. The calls it made were:%s",
-                  error_text(err), trace_summary());
+    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
+                  error_text(err), trace_timeline());
     expect_results(&j, "with every copy back held up 2 ms, h_out");
 }
 
-COURSE_TEST(all_chunks_are_queued_on_all_streams_before_the_host_waits, 2)
+COURSE_TEST(the_chunks_are_spread_over_the_streams_without_a_wait_after_each, 2)
 {
     job j = make_job(8 * SMALL_CHUNK, SMALL_CHUNK, 4);
     run_traced(&j);
-    const char *cause = cause_from_trace(&j);
+    const char *cause = cause_from_trace(&j, chunk_count(&j) - 2);
     ck_assert_msg(cause == NULL, "8 chunks over 4 streams cannot overlap as queued: %s. What it "
                                  "did, when and where:%s",
                   cause, trace_timeline());
@@ -381,8 +389,8 @@ static double time_theirs(job *j)
                                         j->streams));
     const double ms = host_clock_ms() - start;
     wait_untraced();
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. The calls it made were:%s",
-                  error_text(err), trace_summary());
+    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
+                  error_text(err), trace_timeline());
     return ms;
 }
 
@@ -412,7 +420,7 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
     expect_results(&j, "after the timed run, h_out");
     if (fast_enough(&t))
         return;
-    const char *cause = cause_from_trace(&j);
+    const char *cause = cause_from_trace(&j, 0);
     char causes[640];
     snprintf(causes, sizeof causes, "%s%s",
              cause ? "What keeps the chunks from overlapping: " : "",
