@@ -7,7 +7,6 @@
  */
 #include "harness.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,20 +81,7 @@ const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after)
 
 #define MAX_NAMED_STREAMS 64
 #define TIMELINE_HEAD 20 /* lines shown before a long timeline is folded */
-#define TIMELINE_TAIL 8 /* and after: a failure message holds 4 KiB */
-
-static void append(char *text, size_t size, size_t *used, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *text, size_t size, size_t *used, const char *format, ...)
-{
-    if (*used >= size)
-        return;
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(text + *used, size - *used, format, args);
-    va_end(args);
-    *used += n > 0 ? (size_t)n : 0;
-}
+#define TIMELINE_TAIL 8  /* and after: a failure message holds 4 KiB */
 
 /* Streams by order of first appearance in the trace: A, B, C ... */
 static const char *stream_name(cudaStream_t stream, cudaStream_t *named, size_t *named_count)
@@ -151,28 +137,28 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
     size_t used = 0;
     const bool creates = call->function == TRACED_cudaStreamCreate ||
                          call->function == TRACED_cudaStreamCreateWithFlags;
-    const bool on_stream = creates || call->stream != NULL ||
-                           call->function == TRACED_cudaMemcpyAsync ||
-                           call->function == TRACED_gpu_work_scale_add ||
-                           call->function == TRACED_cudaEventRecord ||
-                           call->function == TRACED_cudaStreamWaitEvent ||
-                           call->function == TRACED_cudaStreamSynchronize;
+    const bool on_stream =
+        creates || call->stream != NULL || call->function == TRACED_cudaMemcpyAsync ||
+        call->function == TRACED_gpu_work_scale_add || call->function == TRACED_cudaEventRecord ||
+        call->function == TRACED_cudaStreamWaitEvent ||
+        call->function == TRACED_cudaStreamSynchronize;
     const char *where = creates && call->result != cudaSuccess ? "host"
                         : on_stream ? stream_name(call->stream, named, named_count)
                                     : "host";
-    append(line, size, &used, "%8.2f ms  %-17s  %s", call->host_ms - start_ms, where,
-           traced_function_name(call->function));
+    harness_append_text(line, size, &used, "%8.2f ms  %-17s  %s", call->host_ms - start_ms, where,
+                        traced_function_name(call->function));
     if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
-        append(line, size, &used, " %s %s%s", direction_words(call), size_words(call->bytes),
-               pageable_end(call) ? " (pageable host memory)" : "");
+        harness_append_text(line, size, &used, " %s %s%s", direction_words(call),
+                            size_words(call->bytes),
+                            pageable_end(call) ? " (pageable host memory)" : "");
     else if (call->function == TRACED_gpu_work_scale_add)
-        append(line, size, &used, " on %s", size_words(call->bytes));
+        harness_append_text(line, size, &used, " on %s", size_words(call->bytes));
     else if (call->bytes)
-        append(line, size, &used, " %s", size_words(call->bytes));
+        harness_append_text(line, size, &used, " %s", size_words(call->bytes));
     if (traced_call_waits_for_the_gpu(call))
-        append(line, size, &used, " (the host waits)");
+        harness_append_text(line, size, &used, " (the host waits)");
     if (call->result != cudaSuccess)
-        append(line, size, &used, " -> %s", cudaGetErrorName(call->result));
+        harness_append_text(line, size, &used, " -> %s", cudaGetErrorName(call->result));
 }
 
 const char *trace_timeline(void)
@@ -192,10 +178,11 @@ const char *trace_timeline(void)
         /* Every line is formatted, so that streams keep the names they were first given. */
         timeline_line(trace_get(i), start_ms, named, &named_count, line, sizeof line);
         if (folded && i == TIMELINE_HEAD)
-            append(timeline, sizeof timeline, &used, "\n  %8s     ... %zu calls more ...", "",
-                   count - TIMELINE_HEAD - TIMELINE_TAIL);
+            harness_append_text(timeline, sizeof timeline, &used,
+                                "\n  %8s     ... %zu calls more ...", "",
+                                count - TIMELINE_HEAD - TIMELINE_TAIL);
         if (!folded || i < TIMELINE_HEAD || i >= count - TIMELINE_TAIL)
-            append(timeline, sizeof timeline, &used, "\n  %s", line);
+            harness_append_text(timeline, sizeof timeline, &used, "\n  %s", line);
     }
     return timeline;
 }

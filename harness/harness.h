@@ -99,6 +99,14 @@ bool describe_mismatch(const void *got, const void *want, size_t bytes, const el
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
                              char *message, size_t size);
 
+/* Waits for everything queued on the device, as a caller of the learner's function would
+ * before it reads the results; not traced, whether tracing is on or not. */
+void harness_synchronize_untraced(void);
+
+/* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
+void harness_append_text(char *text, size_t size, size_t *used, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Describes an error as "cudaErrorInvalidValue (invalid argument)" in a static buffer. */
 const char *error_text(cudaError_t err);
 

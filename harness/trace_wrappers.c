@@ -330,8 +330,8 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
 
 /* --- common/'s kernel that a pipeline runs between its copies --------------------------------- */
 
-DECLARE_REAL(cudaError_t, gpu_work_scale_add, (cudaStream_t, float *, const float *, size_t, float,
-                                               float))
+DECLARE_REAL(cudaError_t, gpu_work_scale_add,
+             (cudaStream_t, float *, const float *, size_t, float, float))
 cudaError_t __wrap_gpu_work_scale_add(cudaStream_t stream, float *d_y, const float *d_x, size_t n,
                                       float a, float b)
 {

@@ -2,7 +2,8 @@
  *
  * The copies pass 0 as their stream, so they go to the legacy default stream,
  * which every blocking stream waits for: the stream of one's own buys nothing.
- * expect: the copy up went to the legacy default stream (0), not to the stream async_roundtrip created
+ * expect: the copy up went to the legacy default stream (0), not to the stream async_roundtrip
+ * created
  */
 #include "async_roundtrip.h"
 

@@ -3,7 +3,8 @@
  * The stream is created non-blocking, so the legacy default stream does not
  * wait for it, and cudaStreamSynchronize(0) returns at once while the copies
  * are still queued.
- * expect: synchronised the legacy default stream (0), but its copies were on a stream created with cudaStreamNonBlocking
+ * expect: synchronised the legacy default stream (0), but its copies were on a stream created with
+ * cudaStreamNonBlocking
  */
 #include "async_roundtrip.h"
 

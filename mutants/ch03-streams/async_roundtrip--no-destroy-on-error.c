@@ -1,7 +1,8 @@
 /* async_roundtrip--no-destroy-on-error.c - known mistake: an early return skips the destroy.
  *
  * Right on the happy path; when a copy fails, the stream leaks.
- * expect: after the test made the first cudaMemcpyAsync fail, created a stream with cudaStreamCreate and returned without cudaStreamDestroy
+ * expect: after the test made the first cudaMemcpyAsync fail, created a stream with
+ * cudaStreamCreate and returned without cudaStreamDestroy
  */
 #include "async_roundtrip.h"
 

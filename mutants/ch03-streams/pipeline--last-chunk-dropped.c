@@ -2,18 +2,19 @@
  *
  * When chunk does not divide n, the rest after the last whole chunk is never
  * processed.
- * expect: that whole chunk still holds the test's poison, so it never came back. It is the last, shorter chunk
+ * expect: that whole chunk still holds the test's poison, so it never came back. It is the last,
+ * shorter chunk
  */
 #include "gpu_work.h"
 #include "pipeline.h"
 
 /* Queues chunk c (`count` floats from `first`) on its stream, with that stream's buffer. */
-static cudaError_t queue_chunk(const float *h_in, float *h_out, size_t first, size_t count,
-                               float a, float b, float *d_buffer, cudaStream_t stream)
+static cudaError_t queue_chunk(const float *h_in, float *h_out, size_t first, size_t count, float a,
+                               float b, float *d_buffer, cudaStream_t stream)
 {
     const size_t bytes = count * sizeof(float);
-    cudaError_t err = cudaMemcpyAsync(d_buffer, h_in + first, bytes, cudaMemcpyHostToDevice,
-                                      stream);
+    cudaError_t err =
+        cudaMemcpyAsync(d_buffer, h_in + first, bytes, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
         err = gpu_work_scale_add(stream, d_buffer, d_buffer, count, a, b);
     if (err == cudaSuccess)

@@ -3,12 +3,12 @@
 #include "pipeline.h"
 
 /* Queues chunk c (`count` floats from `first`) on its stream, with that stream's buffer. */
-static cudaError_t queue_chunk(const float *h_in, float *h_out, size_t first, size_t count,
-                               float a, float b, float *d_buffer, cudaStream_t stream)
+static cudaError_t queue_chunk(const float *h_in, float *h_out, size_t first, size_t count, float a,
+                               float b, float *d_buffer, cudaStream_t stream)
 {
     const size_t bytes = count * sizeof(float);
-    cudaError_t err = cudaMemcpyAsync(d_buffer, h_in + first, bytes, cudaMemcpyHostToDevice,
-                                      stream);
+    cudaError_t err =
+        cudaMemcpyAsync(d_buffer, h_in + first, bytes, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
         err = gpu_work_scale_add(stream, d_buffer, d_buffer, count, a, b);
     if (err == cudaSuccess)

@@ -20,7 +20,7 @@ COURSE_EXERCISE(
     "cudaStreamSynchronize(stream) waits until the stream has done them; only then does h_out "
     "hold the floats. cudaStreamDestroy(stream) at the end, on the error paths too.");
 
-enum { N = 1 << 20 };                 /* 4 MiB */
+enum { N = 1 << 20 }; /* 4 MiB */
 #define BYTES ((size_t)N * sizeof(float))
 #define DELAY_MS 20.0 /* how long the test holds the stream up before each copy */
 
@@ -55,7 +55,7 @@ static cudaError_t run_delayed(roundtrip *r, float **h_seen)
     TRACED_RUN(err = run_async_roundtrip(r));
     *h_seen = harness_host_alloc(BYTES);
     memcpy(*h_seen, r->h_out, BYTES);
-    CUDA_CHECK(cudaDeviceSynchronize()); /* nothing may still write into the test's buffers */
+    harness_synchronize_untraced(); /* nothing may still write into the test's buffers */
     return err;
 }
 
@@ -135,8 +135,9 @@ COURSE_TEST(it_waits_for_its_stream_before_returning, 2)
     float *h_seen;
     expect_success(run_delayed(&r, &h_seen));
     const traced_call *back = trace_nth(TRACED_cudaMemcpyAsync, 2);
-    ck_assert_msg(back != NULL, "async_roundtrip made fewer than two cudaMemcpyAsync calls. The "
-                                "calls:%s",
+    ck_assert_msg(back != NULL,
+                  "async_roundtrip made fewer than two cudaMemcpyAsync calls. The "
+                  "calls:%s",
                   trace_summary());
     if (trace_wait_for_stream(back->stream, trace_position(back)) != NULL)
         return;

@@ -55,22 +55,12 @@ static size_t chunk_count(const job *j)
     return (j->n + j->chunk - 1) / j->chunk;
 }
 
-/* What any caller does afterwards: wait for whatever is still queued, untraced. */
-static void wait_untraced(void)
-{
-    const bool tracing = trace_is_on();
-    trace_stop();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    if (tracing)
-        trace_resume();
-}
-
 static cudaError_t run_job(void *context)
 {
     job *j = context;
     cudaError_t err =
         pipeline_scale_add(j->h_in, j->h_out, j->n, j->chunk, A, B, j->d_buffers, j->streams);
-    wait_untraced();
+    harness_synchronize_untraced();
     return err;
 }
 
@@ -82,8 +72,9 @@ static void run_traced(job *j)
     trace_stop();
     cudaError_t err;
     TRACED_RUN(err = run_job(j));
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
-                  error_text(err), trace_timeline());
+    ck_assert_msg(err == cudaSuccess,
+                  "pipeline_scale_add returned %s. What it did, when and where:%s", error_text(err),
+                  trace_timeline());
 }
 
 /* --- The result, and what a wrong one says ------------------------------------------------ */
@@ -140,8 +131,9 @@ static void expect_results(const job *j, const char *when)
                      "its two copies, on the buffer the copies use. What it did, when and where:%s",
                      where, trace_timeline());
     if (same_float(got, fmaf(A, want, B)))
-        ck_abort_msg("%s: it was computed twice, a * (a * x + b) + b. What it did, when and where:%s", where,
-                     trace_timeline());
+        ck_abort_msg(
+            "%s: it was computed twice, a * (a * x + b) + b. What it did, when and where:%s", where,
+            trace_timeline());
     /* A chunk overwritten while it waited may hold a mixture: look past the first element. */
     size_t other = SIZE_MAX;
     for (size_t k = i, looked = 0; k < first + count && other == SIZE_MAX && looked < 4096; k++)
@@ -196,7 +188,8 @@ static const char *cause_from_trace(const job *j, size_t waits_tolerated)
         if (u == used_count && used_count < PIPELINE_MAX_STREAMS)
             used[used_count++] = call->stream;
     }
-    const size_t possible = chunk_count(j) < (size_t)j->streams ? chunk_count(j) : (size_t)j->streams;
+    const size_t possible =
+        chunk_count(j) < (size_t)j->streams ? chunk_count(j) : (size_t)j->streams;
     if (used_count == 1 && possible > 1) {
         snprintf(cause, sizeof cause,
                  "all its copies and kernels went to one stream (%s). A stream runs its work in "
@@ -249,8 +242,9 @@ COURSE_TEST(no_buffer_is_reused_before_its_copy_back_has_finished, 2)
     trace_delay_async_copies(cudaMemcpyDeviceToHost, 2.0);
     cudaError_t err;
     TRACED_RUN(err = run_job(&j));
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
-                  error_text(err), trace_timeline());
+    ck_assert_msg(err == cudaSuccess,
+                  "pipeline_scale_add returned %s. What it did, when and where:%s", error_text(err),
+                  trace_timeline());
     expect_results(&j, "with every copy back held up 2 ms, h_out");
 }
 
@@ -259,8 +253,9 @@ COURSE_TEST(the_chunks_are_spread_over_the_streams_without_a_wait_after_each, 2)
     job j = make_job(8 * SMALL_CHUNK, SMALL_CHUNK, 4);
     run_traced(&j);
     const char *cause = cause_from_trace(&j, chunk_count(&j) - 2);
-    ck_assert_msg(cause == NULL, "8 chunks over 4 streams cannot overlap as queued: %s. What it "
-                                 "did, when and where:%s",
+    ck_assert_msg(cause == NULL,
+                  "8 chunks over 4 streams cannot overlap as queued: %s. What it "
+                  "did, when and where:%s",
                   cause, trace_timeline());
 }
 
@@ -388,9 +383,10 @@ static double time_theirs(job *j)
     TRACED_RUN(err = pipeline_scale_add(j->h_in, j->h_out, j->n, j->chunk, A, B, j->d_buffers,
                                         j->streams));
     const double ms = host_clock_ms() - start;
-    wait_untraced();
-    ck_assert_msg(err == cudaSuccess, "pipeline_scale_add returned %s. What it did, when and where:%s",
-                  error_text(err), trace_timeline());
+    harness_synchronize_untraced();
+    ck_assert_msg(err == cudaSuccess,
+                  "pipeline_scale_add returned %s. What it did, when and where:%s", error_text(err),
+                  trace_timeline());
     return ms;
 }
 
@@ -422,10 +418,10 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
         return;
     const char *cause = cause_from_trace(&j, 0);
     char causes[640];
-    snprintf(causes, sizeof causes, "%s%s",
-             cause ? "What keeps the chunks from overlapping: " : "",
-             cause ? cause : "The calls show none of the usual causes (one stream, a wait after "
-                             "each chunk, cudaMemcpy, pageable memory): see when each was made");
+    snprintf(causes, sizeof causes, "%s%s", cause ? "What keeps the chunks from overlapping: " : "",
+             cause ? cause
+                   : "The calls show none of the usual causes (one stream, a wait after "
+                     "each chunk, cudaMemcpy, pageable memory): see when each was made");
     ck_abort_msg("256 MiB in %d chunks of 4 MiB over %d streams took %.2f ms in the last of %d "
                  "attempts: %.2f times the ideal, %.2f ms, the longest stage as the test "
                  "measured it (copies up alone %.2f ms, kernels %.2f, copies back %.2f, copies "
@@ -433,7 +429,7 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
                  "chunk up, computed and back before the next). It should be at most %.2f times "
                  "the ideal and at least %.1f times faster than serial. %s. Your calls, as "
                  "they returned on the host clock:%s",
-                 TIMED_CHUNKS, TIMED_STREAMS, t.theirs, ATTEMPTS, t.theirs / t.ideal, t.ideal,
-                 t.up, t.kernel, t.down, t.both, t.serial / t.theirs, t.serial, MAX_OF_IDEAL,
-                 MIN_SPEEDUP, causes, trace_timeline());
+                 TIMED_CHUNKS, TIMED_STREAMS, t.theirs, ATTEMPTS, t.theirs / t.ideal, t.ideal, t.up,
+                 t.kernel, t.down, t.both, t.serial / t.theirs, t.serial, MAX_OF_IDEAL, MIN_SPEEDUP,
+                 causes, trace_timeline());
 }

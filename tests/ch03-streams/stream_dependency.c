@@ -36,7 +36,8 @@ static two_streams make_two_streams(void)
     s.h_in = harness_pinned_alloc(BYTES);
     fill_floats(s.h_in, N);
     s.h_out = harness_pinned_alloc(BYTES);
-    s.d_buffer = harness_device_alloc(BYTES); /* poisoned: what a consumer that did not wait reads */
+    s.d_buffer =
+        harness_device_alloc(BYTES); /* poisoned: what a consumer that did not wait reads */
     /* The harness gives back what a test holds when it ends, these streams too. */
     CUDA_CHECK(cudaStreamCreateWithFlags(&s.producer, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&s.consumer, cudaStreamNonBlocking));
@@ -46,14 +47,9 @@ static two_streams make_two_streams(void)
 static cudaError_t run_copy(void *context)
 {
     two_streams *s = context;
-    cudaError_t err = copy_through_two_streams(s->h_in, s->d_buffer, s->h_out, N, s->producer,
-                                               s->consumer);
-    /* The caller's wait, before anything reads h_out: the test's, so not traced. */
-    const bool tracing = trace_is_on();
-    trace_stop();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    if (tracing)
-        trace_resume();
+    cudaError_t err =
+        copy_through_two_streams(s->h_in, s->d_buffer, s->h_out, N, s->producer, s->consumer);
+    harness_synchronize_untraced(); /* the caller's wait, before it reads h_out */
     return err;
 }
 
@@ -112,8 +108,8 @@ static copies find_copies(const two_streams *s)
                   "the copy back went to %s, not to the consumer stream. The calls:%s",
                   trace_get(c.back)->stream == s->producer ? "the producer" : "another stream",
                   trace_summary());
-    ck_assert_msg(c.up < c.back,
-                  "the copy back was queued before the copy up. The calls:%s", trace_summary());
+    ck_assert_msg(c.up < c.back, "the copy back was queued before the copy up. The calls:%s",
+                  trace_summary());
     return c;
 }
 
