@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """check_grades.py - compares what make grade wrote with what each student deserves.
 
-    check_grades.py EXPECTED.tsv OUT [--no-gpu] [--synchronous-streams] [--subset]
+    check_grades.py EXPECTED.tsv OUT [--no-gpu] [--subset]
 
 EXPECTED.tsv comes from grader/make_class.py (its docstring has the format).
 Prints one line per student, "ok STUDENT: ..." or "FAIL STUDENT: ...", and a
 line per check of the output as a whole; exits 1 on any failure. With
 --no-gpu the grader could build but not run: exercises it would have run must
-be "not graded yet", the rest exactly as expected. With --synchronous-streams
-the tests ran on a device that runs streams in call order (the stand-in
-runtime; build/tools/gpu_probe --asynchronous says so), where no solution can
-pass a test of overlap: "max" then means what the course's own test program
-gives the solution. With --subset the gradebook may hold other students too.
+be "not graded yet", the rest exactly as expected. With --subset the gradebook
+may hold other students too. Where the tests ran on a device that runs streams
+in call order (the stand-in runtime: build/tools/gpu_probe --asynchronous
+says so), no solution can pass a test of overlap, so "max" means what the
+course's own test program gives the solution.
 
 Expected points "oracle:FILE" are what the course's own test program for FILE
 (a mutant or a stub, built by make) scores when run directly: the grader must
@@ -46,6 +46,13 @@ def oracle_points(source, cache={}):
     return cache[source]
 
 
+def streams_run_in_call_order():
+    """Whether the device runs each stream's work before the call that queued it returns."""
+    probe = subprocess.run([os.path.join(COURSE, "build", "tools", "gpu_probe"), "--asynchronous"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return probe.returncode != 0
+
+
 def expected_points(spec, outcome):
     tests = outcome["tests"]
     if spec == "max":
@@ -64,7 +71,7 @@ def expected_points(spec, outcome):
 def main(argv):
     expected_file, out = argv[0], argv[1]
     no_gpu = "--no-gpu" in argv
-    synchronous_streams = "--synchronous-streams" in argv
+    synchronous_streams = not no_gpu and streams_run_in_call_order()
     rows = {}
     with open(expected_file) as f:
         for line in f:

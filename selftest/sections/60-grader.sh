@@ -119,8 +119,6 @@ scratch=$(scratch_for_grading "$PWD/$grader_work/scratch")
 python3 grader/make_class.py sample "$class"
 if need_gpu "grading the sample class with its tests run (the GPU part of make grade)"; then
     gpu_mode=1 gpu_args=() check_args=() make_args=()
-    # Where streams run in call order no solution passes a test of overlap (check_grades.py).
-    build/tools/gpu_probe --asynchronous >/dev/null 2>&1 || check_args=(--synchronous-streams)
 else
     gpu_mode='' gpu_args=(--gpus none) check_args=(--no-gpu) make_args=(GPUS=none)
 fi
