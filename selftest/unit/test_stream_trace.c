@@ -12,45 +12,44 @@
 #define STREAM_B ((cudaStream_t)0x2000)
 #define EVENT ((cudaEvent_t)0x3000)
 
-static const traced_call *record(traced_function function, cudaStream_t stream)
+/* A call as its wrapper would record it; `event` is EVENT or none. */
+static traced_call call_on(traced_function function, cudaStream_t stream, bool event)
 {
     traced_call call;
     memset(&call, 0, sizeof call);
     call.function = function;
     call.stream = stream;
-    trace_record(&call, true);
-    return trace_get(trace_count() - 1);
+    call.event = event ? EVENT : NULL;
+    return call;
 }
 
-static void record_create(cudaStream_t stream, unsigned flags)
+static void record(traced_function function, cudaStream_t stream)
 {
-    traced_call call;
-    memset(&call, 0, sizeof call);
-    call.function = flags ? TRACED_cudaStreamCreateWithFlags : TRACED_cudaStreamCreate;
-    call.flags = flags;
-    call.handle = call.stream = stream;
-    trace_record(&call, true);
-}
-
-static void record_copy(cudaStream_t stream, bool up, size_t bytes)
-{
-    traced_call call;
-    memset(&call, 0, sizeof call);
-    call.function = TRACED_cudaMemcpyAsync;
-    call.stream = stream;
-    call.bytes = bytes;
-    call.dst_location = up ? LOCATION_DEVICE : LOCATION_PINNED_HOST;
-    call.src_location = up ? LOCATION_PINNED_HOST : LOCATION_DEVICE;
+    traced_call call = call_on(function, stream, false);
     trace_record(&call, true);
 }
 
 static void record_on_event(traced_function function, cudaStream_t stream)
 {
-    traced_call call;
-    memset(&call, 0, sizeof call);
-    call.function = function;
-    call.stream = stream;
-    call.event = EVENT;
+    traced_call call = call_on(function, stream, true);
+    trace_record(&call, true);
+}
+
+static void record_create(cudaStream_t stream, unsigned flags)
+{
+    traced_call call =
+        call_on(flags ? TRACED_cudaStreamCreateWithFlags : TRACED_cudaStreamCreate, stream, false);
+    call.flags = flags;
+    call.handle = stream;
+    trace_record(&call, true);
+}
+
+static void record_copy(cudaStream_t stream, bool up, size_t bytes)
+{
+    traced_call call = call_on(TRACED_cudaMemcpyAsync, stream, false);
+    call.bytes = bytes;
+    call.dst_location = up ? LOCATION_DEVICE : LOCATION_PINNED_HOST;
+    call.src_location = up ? LOCATION_PINNED_HOST : LOCATION_DEVICE;
     trace_record(&call, true);
 }
 
