@@ -82,6 +82,15 @@ void harness_release_buffers(void)
     host_buffer_count = 0;
 }
 
+void harness_synchronize_untraced(void)
+{
+    const bool tracing = trace_is_on();
+    trace_stop();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (tracing)
+        trace_resume();
+}
+
 const char *error_text(cudaError_t err)
 {
     static char text[256];
@@ -159,10 +168,7 @@ void expect_floats_arrived(const float *got, const float *want, size_t n, const 
         ck_abort_msg("%s", message);
 }
 
-/* Appends printf-style text at summary[*used], never past its end. */
-static void append_text(char *summary, size_t size, size_t *used, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append_text(char *summary, size_t size, size_t *used, const char *format, ...)
+void harness_append_text(char *summary, size_t size, size_t *used, const char *format, ...)
 {
     if (*used >= size)
         return;
@@ -269,19 +275,19 @@ static void describe_call(const traced_call *call, char *text, size_t size)
 {
     size_t used = 0;
     text[0] = '\0';
-    append_text(text, size, &used, "%s", traced_function_name(call->function));
+    harness_append_text(text, size, &used, "%s", traced_function_name(call->function));
     if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
-        append_text(text, size, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
+        harness_append_text(text, size, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
                     memcpy_kind_name(call->kind), memory_location_name(call->src_location),
                     memory_location_name(call->dst_location));
     else if (call->bytes)
-        append_text(text, size, &used, "(%zu bytes)", call->bytes);
+        harness_append_text(text, size, &used, "(%zu bytes)", call->bytes);
     if (call->flags)
-        append_text(text, size, &used, " flags 0x%x", call->flags);
+        harness_append_text(text, size, &used, " flags 0x%x", call->flags);
     if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
         call->function != TRACED_cudaStreamCreateWithFlags)
-        append_text(text, size, &used, " on a stream");
-    append_text(text, size, &used, " -> %s%s", cudaGetErrorName(call->result),
+        harness_append_text(text, size, &used, " on a stream");
+    harness_append_text(text, size, &used, " -> %s%s", cudaGetErrorName(call->result),
                 call->injected     ? " (injected by the test)"
                 : call->over_limit ? " (over the memory a test program may hold here)"
                                    : "");
@@ -305,18 +311,18 @@ const char *trace_summary(void)
             same++;
         }
         if (same > 2)
-            append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1, shown + same,
+            harness_append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1, shown + same,
                         line, same);
         else
             for (size_t i = 0; i < same; i++)
-                append_text(summary, room, &used, "\n  %zu. %s", shown + i + 1, line);
+                harness_append_text(summary, room, &used, "\n  %zu. %s", shown + i + 1, line);
         shown += same;
     }
     size_t unshown = trace_count() - shown + trace_dropped();
     if (trace_count() == 0 && unshown == 0)
         snprintf(summary, sizeof summary, " none");
     else if (unshown > 0)
-        append_text(summary, sizeof summary, &used, "\n  ... and %zu more call%s%s", unshown,
+        harness_append_text(summary, sizeof summary, &used, "\n  ... and %zu more call%s%s", unshown,
                     unshown == 1 ? "" : "s",
                     trace_dropped() ? " (more than the trace keeps: the code made a great many)"
                                     : "");

@@ -99,6 +99,14 @@ bool describe_mismatch(const void *got, const void *want, size_t bytes, const el
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
                              char *message, size_t size);
 
+/* Waits for everything queued on the device, as a caller of the learner's function would
+ * before it reads the results; not traced, whether tracing is on or not. */
+void harness_synchronize_untraced(void);
+
+/* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
+void harness_append_text(char *text, size_t size, size_t *used, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Describes an error as "cudaErrorInvalidValue (invalid argument)" in a static buffer. */
 const char *error_text(cudaError_t err);
 
@@ -177,5 +185,28 @@ double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int ru
  * speed the test measured compares with another, say. Each call adds a sentence. */
 void harness_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 const char *harness_test_note(void); /* internal: the running test's note, "" when none */
+
+/* --- Streams, from the trace (checks_streams.c) -------------------------------------------- */
+
+/* Whether the call makes the host wait for the GPU: cudaDeviceSynchronize,
+ * cudaStreamSynchronize, cudaEventSynchronize. */
+bool traced_call_waits_for_the_gpu(const traced_call *call);
+/* The first such call strictly between two positions of the trace; NULL if the host never
+ * waited there (the delays of trace.h aside, the way to tell "cudaStreamWaitEvent" from
+ * "the host synchronised in between"). */
+const traced_call *trace_host_wait_between(size_t after, size_t before);
+/* Whether the trace shows `stream` created with cudaStreamNonBlocking. */
+bool trace_stream_is_non_blocking(cudaStream_t stream);
+/* The first successful call after position `after` that leaves the host knowing that
+ * everything `stream` held at `after` has finished: cudaDeviceSynchronize,
+ * cudaStreamSynchronize or a cudaStreamQuery that says done, of that stream or of the legacy
+ * default stream where `stream` is a blocking one, or cudaEventSynchronize or a cudaEventQuery
+ * that says done, of an event recorded on `stream` after `after`. NULL if none. */
+const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
+/* The learner's calls as a timeline, one line each, for a failure message: the host clock
+ * when each returned, from the first call, the stream it went to (streams named A, B, C in
+ * the order they first appear; "default stream" for the legacy one), what it did; a long
+ * trace is folded in the middle. In a static buffer; each line starts with "\n  ". */
+const char *trace_timeline(void);
 
 #endif

@@ -67,6 +67,7 @@
 /* Device memory a test may leave the pools holding before the worker starts afresh. */
 #define DEVICE_MEMORY_SLACK ((size_t)256 << 20)
 #define OUTPUT_KEPT 2048 /* bytes of a test's own output kept for its diagnostic */
+#define MESSAGE_LIMIT ((size_t)64 << 10) /* the longest failure message Check takes */
 
 extern const course_exercise course_exercise_info;
 extern bool course_test_completed; /* harness.c */
@@ -267,6 +268,10 @@ static enum verdict run_test(int t, char *message, size_t size)
     suite_add_tcase(suite, test_case);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
+    /* Check ends the process on a failure message over its limit (4 KiB unless told): a
+     * diagnostic that lists many calls must be cut short in the report, not look like the
+     * learner's exit(). The message reaches the report cut to its size. */
+    check_set_max_msg_size(MESSAGE_LIMIT);
     course_test_completed = false;
     srunner_run_all(runner, CK_SILENT);
 

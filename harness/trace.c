@@ -1,6 +1,7 @@
 /* trace.c - the record of traced calls, the failure-injection schedule and the ledger. */
 #include "trace.h"
 
+#include "gpu_work.h"
 #include "timing.h"
 
 #include <stdint.h>
@@ -22,6 +23,11 @@ static struct {
     size_t n;
     cudaError_t error;
 } injection[TRACED_FUNCTION_COUNT];
+
+static struct {
+    enum cudaMemcpyKind direction;
+    double milliseconds; /* 0: no delay */
+} copy_delay;
 
 /* --- The description of each call ------------------------------------------------------- */
 
@@ -90,6 +96,7 @@ void trace_start(void)
         made[f] = 0;
         injection[f].armed = false;
     }
+    copy_delay.milliseconds = 0;
     tracing = true;
 }
 
@@ -151,6 +158,34 @@ void trace_inject_failure(traced_function function, size_t n, cudaError_t error)
     injection[function].armed = true;
     injection[function].n = n;
     injection[function].error = error;
+}
+
+void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds)
+{
+    copy_delay.direction = direction;
+    copy_delay.milliseconds = milliseconds;
+    if (milliseconds <= 0)
+        return;
+    /* Load the kernel now, untraced: loading it at its first launch, in the middle of the
+     * learner's calls, could make the host wait there. */
+    const bool was_tracing = tracing;
+    tracing = false;
+    if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+        cudaGetLastError(); /* a runtime without kernels: the copies are simply not delayed */
+    tracing = was_tracing;
+}
+
+void trace_delay_copy(const traced_call *call)
+{
+    if (!tracing || copy_delay.milliseconds <= 0)
+        return;
+    if (copy_delay.direction != cudaMemcpyDefault &&
+        copy_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
+        return;
+    /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
+     * delayed, and the failed launch must not look like the learner's error. */
+    if (gpu_work_keep_busy(call->stream, copy_delay.milliseconds) != cudaSuccess)
+        cudaGetLastError();
 }
 
 bool trace_should_fail(traced_function function, cudaError_t *error)

@@ -83,6 +83,16 @@ size_t trace_dropped(void); /* calls made but not kept: the trace was full */
  * the runtime. For allocations the out-parameter is left untouched. */
 void trace_inject_failure(traced_function function, size_t n, cudaError_t error);
 
+/* Holds the learner's streams up, so that what their code reads or reuses too early reads
+ * poison or another chunk's data rather than, by luck, the right values. While tracing, before
+ * each cudaMemcpyAsync that moves data in `direction` (as where its pointers live says, whatever
+ * kind the call names; cudaMemcpyDefault: every one), the wrapper queues
+ * gpu_work_keep_busy(its stream, milliseconds) on the call's stream; gpu_work_keep_busy is not
+ * traced, so the trace and the learner's results see nothing else of it. 0 turns it off;
+ * trace_start forgets it. A runtime whose streams run in call order (the course's stand-in)
+ * cannot show what it provokes. */
+void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds);
+
 /* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);
 trace_resource traced_function_resource(traced_function function);
@@ -112,6 +122,8 @@ enum cudaMemcpyKind memcpy_kind_for(memory_location dst, memory_location src);
 memory_location trace_locate(const void *ptr);
 /* Internal: returns true and the error to give when this call is to fail; counts the call. */
 bool trace_should_fail(traced_function function, cudaError_t *error);
+/* Internal: queues the delay trace_delay_async_copies asked for before this copy, if any. */
+void trace_delay_copy(const traced_call *call);
 /* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
 void trace_record(const traced_call *call, bool tracing);
 

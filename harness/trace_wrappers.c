@@ -7,8 +7,10 @@
  * describes it. A wrapper says only what the description cannot: which argument
  * is the handle, the size, the pointers.
  */
+#include "gpu_work.h"
 #include "trace.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define DECLARE_REAL(ret, name, params) ret __real_##name params;
@@ -188,6 +190,8 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
     locate_ends(&call, tracing, dst, src, bytes);
     call.kind = kind;
     call.stream = stream;
+    if (!fail)
+        trace_delay_copy(&call);
     FINISH(__real_cudaMemcpyAsync(dst, src, bytes, kind, stream));
 }
 
@@ -322,6 +326,19 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
     BEGIN(cudaStreamDestroy);
     call.handle = call.stream = stream;
     FINISH(__real_cudaStreamDestroy(stream));
+}
+
+/* --- common/'s kernel that a pipeline runs between its copies --------------------------------- */
+
+DECLARE_REAL(cudaError_t, gpu_work_scale_add,
+             (cudaStream_t, float *, const float *, size_t, float, float))
+cudaError_t __wrap_gpu_work_scale_add(cudaStream_t stream, float *d_y, const float *d_x, size_t n,
+                                      float a, float b)
+{
+    BEGIN(gpu_work_scale_add);
+    locate_ends(&call, tracing, d_y, d_x, n <= SIZE_MAX / sizeof(float) ? n * sizeof(float) : 0);
+    call.stream = stream;
+    FINISH(__real_gpu_work_scale_add(stream, d_y, d_x, n, a, b));
 }
 
 /* --- free(), which is no CUDA call, but the learner's code may give it CUDA's memory ------- */

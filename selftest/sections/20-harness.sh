@@ -41,6 +41,19 @@ if build "$fixture"; then
     done
 fi
 
+# The delay that chapter 3's tests put before a learner's copies holds up just those copies,
+# on a GPU whose streams run beside the host (elsewhere there is nothing to hold up).
+fixture=build/selftest/fixtures/stream_delay
+if need_gpu "the harness's delays before a stream's copies" && build "$fixture"; then
+    if ! asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1); then
+        skip "the harness's delays before a stream's copies (skipped: $asynchronous_reason)"
+    elif output=$(NO_COLOR=1 "$fixture" 2>&1); then
+        pass "the harness's delays hold up the copies they name, and only while the test wants"
+    else
+        fail "the harness's delays hold up the copies they name, and only while the test wants" "$output"
+    fi
+fi
+
 # make check with no GPU: says so, exits non-zero, reports nothing as passed.
 # CUDA_VISIBLE_DEVICES= hides any GPU there is, so this runs everywhere.
 output=$(CUDA_VISIBLE_DEVICES= NO_COLOR=1 $MAKE -s --no-print-directory check-now SOLUTIONS=1 2>&1)

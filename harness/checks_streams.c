@@ -1,0 +1,188 @@
+/* checks_streams.c - reading streams out of the trace: who waited for what, and a timeline.
+ *
+ * The trace keeps, for every call, the stream it was queued on and the host clock when it
+ * returned (trace.h). From that alone the checks here tell whether the host waited for the
+ * GPU between two calls, whether work queued on a stream was waited for before the learner's
+ * function returned, and draw what the learner's code asked of which stream, when.
+ */
+#include "harness.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+bool traced_call_waits_for_the_gpu(const traced_call *call)
+{
+    switch (call->function) {
+    case TRACED_cudaDeviceSynchronize:
+    case TRACED_cudaStreamSynchronize:
+    case TRACED_cudaEventSynchronize: return true;
+    default: return false;
+    }
+}
+
+const traced_call *trace_host_wait_between(size_t after, size_t before)
+{
+    for (size_t i = after + 1; i < before && i < trace_count(); i++)
+        if (traced_call_waits_for_the_gpu(trace_get(i)))
+            return trace_get(i);
+    return NULL;
+}
+
+static bool is_legacy_default_stream(cudaStream_t stream)
+{
+    return stream == NULL || stream == cudaStreamLegacy;
+}
+
+bool trace_stream_is_non_blocking(cudaStream_t stream)
+{
+    for (size_t i = 0; i < trace_count(); i++) {
+        const traced_call *call = trace_get(i);
+        if (call->function == TRACED_cudaStreamCreateWithFlags && call->result == cudaSuccess &&
+            call->stream == stream)
+            return (call->flags & cudaStreamNonBlocking) != 0;
+    }
+    return false;
+}
+
+/* Whether `call` (at position `at`) makes the host wait for what `stream` held at `after`. */
+static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, size_t after)
+{
+    if (call->result != cudaSuccess)
+        return false;
+    switch (call->function) {
+    case TRACED_cudaDeviceSynchronize: return true;
+    case TRACED_cudaStreamSynchronize:
+    case TRACED_cudaStreamQuery: /* a query that says "done" is a wait that already ended */
+        /* The legacy default stream waits for the blocking streams (not for non-blocking ones,
+         * nor for per-thread default streams). */
+        return call->stream == stream ||
+               (is_legacy_default_stream(call->stream) && stream != cudaStreamPerThread &&
+                !trace_stream_is_non_blocking(stream));
+    case TRACED_cudaEventSynchronize:
+    case TRACED_cudaEventQuery: {
+        const traced_call *record = trace_last_on_event(TRACED_cudaEventRecord, call->event, at);
+        return record != NULL && record->result == cudaSuccess && trace_position(record) > after &&
+               record->stream == stream;
+    }
+    default: return false;
+    }
+}
+
+const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after)
+{
+    for (size_t i = after + 1; i < trace_count(); i++)
+        if (waits_for(trace_get(i), i, stream, after))
+            return trace_get(i);
+    return NULL;
+}
+
+/* --- The timeline ----------------------------------------------------------------------- */
+
+#define MAX_NAMED_STREAMS 64
+#define TIMELINE_HEAD 20 /* lines shown before a long timeline is folded */
+#define TIMELINE_TAIL 8  /* and after: a failure message holds 4 KiB */
+
+/* Streams by order of first appearance in the trace: A, B, C ... */
+static const char *stream_name(cudaStream_t stream, cudaStream_t *named, size_t *named_count)
+{
+    static char name[32];
+    if (is_legacy_default_stream(stream))
+        return "default stream";
+    if (stream == cudaStreamPerThread)
+        return "per-thread stream";
+    size_t i = 0;
+    while (i < *named_count && named[i] != stream)
+        i++;
+    if (i == *named_count && *named_count < MAX_NAMED_STREAMS)
+        named[(*named_count)++] = stream;
+    if (i < 26)
+        snprintf(name, sizeof name, "stream %c", 'A' + (int)i);
+    else
+        snprintf(name, sizeof name, "stream %zu", i + 1);
+    return name;
+}
+
+static const char *size_words(size_t bytes)
+{
+    static char words[32];
+    if (bytes >= ((size_t)1 << 20) && bytes % ((size_t)1 << 20) == 0)
+        snprintf(words, sizeof words, "%zu MiB", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(words, sizeof words, "%zu KiB", bytes >> 10);
+    else
+        snprintf(words, sizeof words, "%zu bytes", bytes);
+    return words;
+}
+
+static const char *direction_words(const traced_call *call)
+{
+    switch (memcpy_kind_for(call->dst_location, call->src_location)) {
+    case cudaMemcpyHostToDevice: return "host to device";
+    case cudaMemcpyDeviceToHost: return "device to host";
+    case cudaMemcpyDeviceToDevice: return "device to device";
+    default: return "host to host";
+    }
+}
+
+static bool pageable_end(const traced_call *call)
+{
+    return call->src_location == LOCATION_PAGEABLE_HOST ||
+           call->dst_location == LOCATION_PAGEABLE_HOST;
+}
+
+static void timeline_line(const traced_call *call, double start_ms, cudaStream_t *named,
+                          size_t *named_count, char *line, size_t size)
+{
+    size_t used = 0;
+    const bool creates = call->function == TRACED_cudaStreamCreate ||
+                         call->function == TRACED_cudaStreamCreateWithFlags;
+    const bool on_stream =
+        creates || call->stream != NULL || call->function == TRACED_cudaMemcpyAsync ||
+        call->function == TRACED_gpu_work_scale_add || call->function == TRACED_cudaEventRecord ||
+        call->function == TRACED_cudaStreamWaitEvent ||
+        call->function == TRACED_cudaStreamSynchronize;
+    const char *where = creates && call->result != cudaSuccess ? "host"
+                        : on_stream ? stream_name(call->stream, named, named_count)
+                                    : "host";
+    harness_append_text(line, size, &used, "%8.2f ms  %-17s  %s", call->host_ms - start_ms, where,
+                        traced_function_name(call->function));
+    if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
+        harness_append_text(line, size, &used, " %s %s%s", direction_words(call),
+                            size_words(call->bytes),
+                            pageable_end(call) ? " (pageable host memory)" : "");
+    else if (call->function == TRACED_gpu_work_scale_add)
+        harness_append_text(line, size, &used, " on %s", size_words(call->bytes));
+    else if (call->bytes)
+        harness_append_text(line, size, &used, " %s", size_words(call->bytes));
+    if (traced_call_waits_for_the_gpu(call))
+        harness_append_text(line, size, &used, " (the host waits)");
+    if (call->result != cudaSuccess)
+        harness_append_text(line, size, &used, " -> %s", cudaGetErrorName(call->result));
+}
+
+const char *trace_timeline(void)
+{
+    static char timeline[6144];
+    size_t used = 0;
+    timeline[0] = '\0';
+    const size_t count = trace_count();
+    if (count == 0)
+        return "\n  (no calls)";
+    cudaStream_t named[MAX_NAMED_STREAMS];
+    size_t named_count = 0;
+    const double start_ms = trace_get(0)->host_ms;
+    const bool folded = count > TIMELINE_HEAD + TIMELINE_TAIL + 1;
+    char line[256];
+    for (size_t i = 0; i < count; i++) {
+        /* Every line is formatted, so that streams keep the names they were first given. */
+        timeline_line(trace_get(i), start_ms, named, &named_count, line, sizeof line);
+        if (folded && i == TIMELINE_HEAD)
+            harness_append_text(timeline, sizeof timeline, &used,
+                                "\n  %8s     ... %zu calls more ...", "",
+                                count - TIMELINE_HEAD - TIMELINE_TAIL);
+        if (!folded || i < TIMELINE_HEAD || i >= count - TIMELINE_TAIL)
+            harness_append_text(timeline, sizeof timeline, &used, "\n  %s", line);
+    }
+    return timeline;
+}
