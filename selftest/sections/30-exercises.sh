@@ -26,7 +26,7 @@ done
 
 # The list of exercises is the book's order, and names exactly the exercises there are.
 order_log=$($MAKE -s --no-print-directory list-exercises 2>&1)
-if [[ $(head -n 1 <<<"$order_log") == ch01-memory/roundtrip && $(tail -n 1 <<<"$order_log") == ch01-memory/bandwidth ]]; then
+if [[ $(head -n 1 <<<"$order_log") == ch01-memory/roundtrip && $(grep '^ch01-' <<<"$order_log" | tail -n 1) == ch01-memory/bandwidth ]]; then
     pass "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1"
 else
     fail "make list-exercises follows the book: roundtrip first, bandwidth last in chapter 1" "$order_log"
