@@ -46,18 +46,26 @@ typedef struct both_copies {
     unsigned char *want_down; /* what d_down_src holds */
 } both_copies;
 
-/* The test's own pinned buffers, the sources filled, the destinations poisoned. */
+/* Given the two host buffers: the device buffers, the sources filled, the destinations
+ * poisoned. */
+static void prepare_copies(both_copies *c)
+{
+    fill_up_pattern(c->h_up_src, c->up_bytes);
+    poison_host(c->h_down_dst, c->down_bytes);
+    c->d_up_dst = harness_device_alloc(c->up_bytes);
+    c->want_down = harness_host_alloc(c->down_bytes);
+    fill_down_pattern(c->want_down, c->down_bytes);
+    c->d_down_src = harness_device_alloc(c->down_bytes);
+    harness_copy(c->d_down_src, c->want_down, c->down_bytes, cudaMemcpyHostToDevice);
+}
+
+/* On the test's own pinned buffers. */
 static both_copies make_copies(size_t up_bytes, size_t down_bytes)
 {
     both_copies c = {up_bytes, down_bytes, NULL, NULL, NULL, NULL, NULL};
     c.h_up_src = harness_pinned_alloc(up_bytes);
-    fill_up_pattern(c.h_up_src, up_bytes);
-    c.d_up_dst = harness_device_alloc(up_bytes);
-    c.want_down = harness_host_alloc(down_bytes);
-    fill_down_pattern(c.want_down, down_bytes);
-    c.d_down_src = harness_device_alloc(down_bytes);
-    harness_copy(c.d_down_src, c.want_down, down_bytes, cudaMemcpyHostToDevice);
     c.h_down_dst = harness_pinned_alloc(down_bytes);
+    prepare_copies(&c);
     return c;
 }
 
@@ -433,14 +441,7 @@ COURSE_TIMED_TEST(together_the_two_copies_move_at_least_1_6_times_as_much_as_one
     const bool pinned = trace_locate(c.h_up_src) == LOCATION_PINNED_HOST &&
                         trace_locate(c.h_down_dst) == LOCATION_PINNED_HOST;
     if (pinned) {
-        fill_up_pattern(c.h_up_src, bytes);
-        poison_host(c.h_down_dst, bytes);
-        c.d_up_dst = harness_device_alloc(bytes);
-        c.want_down = harness_host_alloc(bytes);
-        fill_down_pattern(c.want_down, bytes);
-        c.d_down_src = harness_device_alloc(bytes);
-        harness_copy(c.d_down_src, c.want_down, bytes, cudaMemcpyHostToDevice);
-
+        prepare_copies(&c);
         (void)learner_both_ms(&c); /* the first call, checked and not timed */
         expect_both_arrived(&c);
         harness_host_free(c.want_down);
