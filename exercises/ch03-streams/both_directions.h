@@ -12,10 +12,11 @@
  * copy_both_directions copies up_bytes from h_up_src (host) to d_up_dst
  * (device) and, at the same time, down_bytes from d_down_src (device) to
  * h_down_dst (host), each on a stream of its own that it creates, and returns
- * once both copies have arrived, having destroyed its streams. The test gives
- * it host buffers from both_directions_host_alloc. Returns cudaSuccess, or the
- * first error a runtime call returned; on an error it still waits for what it
- * queued and destroys every stream it created.
+ * once both copies have arrived, having destroyed its streams. The host
+ * buffers it is given are pinned (the timed test's come from
+ * both_directions_host_alloc). Returns cudaSuccess, or the first error a
+ * runtime call returned; on an error it still waits for what it queued and
+ * destroys every stream it created.
  */
 #ifndef BOTH_DIRECTIONS_H
 #define BOTH_DIRECTIONS_H
