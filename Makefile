@@ -95,7 +95,9 @@ $(BUILD)/lib/%.a:
 # The archives and Check in one group: a static Check (Debian links libcheck_pic.a) calls
 # free() too, which --wrap sends to the harness, so each may need the other. The learner's file
 # may use <math.h> (break_even does), whether or not Check brings the math library along.
-LINK_TEST = $(CC) $(LDFLAGS) $(filter-out %.a,$^) $(WRAP_FLAGS) -Wl,--start-group \
+# -pthread: some exercises start host threads (chapter 3), and a C library older than glibc
+# 2.34 keeps them in a library of their own.
+LINK_TEST = $(CC) $(LDFLAGS) -pthread $(filter-out %.a,$^) $(WRAP_FLAGS) -Wl,--start-group \
     $(filter %.a,$^) $(CHECK_LIBS) -Wl,--end-group $(CUDA_LIBS) -lm $(LDLIBS) -o $@
 
 # A test program: the learner's file (or a solution, or a mutant) + the exercise's tests.

@@ -1,0 +1,374 @@
+/* pageable_fast.c - tests for exercises/ch03-streams/pageable_fast.c (the staged copier).
+ *
+ * The copy must deliver every byte, for any size, chunk boundaries or not; it must stay
+ * correct when the GPU is slow to send (the test holds the stream up, so that a buffer
+ * refilled before its copy finished corrupts the data); everything the copier made, threads
+ * included, must be given back on every path; and, timed, it must beat a plain pageable
+ * cudaMemcpy measured in the same run.
+ */
+#include "harness.h"
+#include "pageable_fast.h"
+#include "gpu_work.h"
+#include "timing.h"
+#include "units.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+COURSE_EXERCISE(
+    "A pageable copy faster than cudaMemcpy",
+    "In staged_copier_create: cudaStreamCreate a stream; cudaMallocHost 2 to 4 buffers of 16 to "
+    "64 MiB, each with an event; start 8 or more threads that wait (pthread_cond_wait) for a "
+    "part of a memcpy to do. In staged_copy_to_device, for each chunk: if its buffer's last "
+    "copy is still in flight, cudaEventSynchronize its event; have the threads memcpy the chunk "
+    "into the buffer, each a part; cudaMemcpyAsync the buffer to d_dst + offset on the stream "
+    "and cudaEventRecord the buffer's event. The last chunk may be shorter. Then "
+    "cudaStreamSynchronize before returning. In staged_copier_destroy: tell the threads to end, "
+    "pthread_join each, then free and destroy everything. On every error path, give back what "
+    "was made and join what was started.");
+
+/* --- Threads ------------------------------------------------------------------------------ */
+
+/* The threads of this process that the code under test may have started: those that bear the
+ * program's own name (a new thread inherits it). The CUDA runtime names its own threads and
+ * starts them when it pleases, so they are not counted. */
+static size_t own_thread_count(void)
+{
+    char own_name[64] = "", name[64], path[300];
+    FILE *file = fopen("/proc/self/comm", "r");
+    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
+        if (file)
+            fclose(file);
+        return 0;
+    }
+    fclose(file);
+    DIR *tasks = opendir("/proc/self/task");
+    size_t count = 0;
+    if (tasks == NULL)
+        return 0;
+    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
+        file = fopen(path, "r");
+        if (file != NULL) {
+            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
+            fclose(file);
+        }
+    }
+    closedir(tasks);
+    return count;
+}
+
+/* Waits up to a second for the thread count to fall back to `before`: a thread that was
+ * joined is gone at once, one that is just ending gets a moment. */
+static size_t threads_left_after(size_t before)
+{
+    size_t now = own_thread_count();
+    for (int waited = 0; now > before && waited < 100; waited++) {
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        now = own_thread_count();
+    }
+    return now > before ? now - before : 0;
+}
+
+static void expect_no_threads_left(size_t before, const char *after_what)
+{
+    const size_t left = threads_left_after(before);
+    ck_assert_msg(left == 0,
+                  "%zu thread%s started by the copier %s still running a second after %s "
+                  "returned. staged_copier_destroy must end its threads (tell them to stop, "
+                  "then pthread_join each), and a failed staged_copier_create must end the ones "
+                  "it had started: a thread left behind keeps running code and memory that are "
+                  "no longer there",
+                  left, left == 1 ? "" : "s", left == 1 ? "is" : "are", after_what);
+}
+
+/* --- Copies ------------------------------------------------------------------------------- */
+
+/* Bytes after the destination's end that must stay poisoned. */
+#define GUARD_BYTES 4096
+
+static staged_copier *make_copier(void)
+{
+    staged_copier *copier = NULL;
+    cudaError_t err = staged_copier_create(&copier);
+    ck_assert_msg(err == cudaSuccess && copier != NULL,
+                  "staged_copier_create returned %s and stored %p", error_text(err),
+                  (void *)copier);
+    return copier;
+}
+
+static void destroy_copier(staged_copier *copier)
+{
+    cudaError_t err = staged_copier_destroy(copier);
+    ck_assert_msg(err == cudaSuccess, "staged_copier_destroy returned %s", error_text(err));
+}
+
+/* The bytes the device holds at d_dst, read back by the test, against want. */
+static void expect_arrived(const void *d_dst, const unsigned char *want, size_t bytes, bool held_up)
+{
+    unsigned char *h_back = harness_host_alloc(bytes + GUARD_BYTES);
+    harness_copy(h_back, d_dst, bytes + GUARD_BYTES, cudaMemcpyDeviceToHost);
+    const size_t first_wrong = first_differing_byte(h_back, want, bytes);
+    if (first_wrong < bytes && first_wrong > 0 &&
+        holds_only_poison(h_back + first_wrong, bytes - first_wrong))
+        ck_abort_msg("staged_copy_to_device(%zu bytes): only the first %zu bytes arrived, the "
+                     "last %zu still hold the test's poison: they were never sent. A size "
+                     "that is not a multiple of the chunk size ends with a shorter chunk, "
+                     "which must be sent too",
+                     bytes, first_wrong, bytes - first_wrong);
+    char what[160], message[768];
+    snprintf(what, sizeof what, "the %zu bytes copied to the device", bytes);
+    if (describe_byte_mismatch(h_back, want, bytes, 1, what, message, sizeof message))
+        ck_abort_msg("staged_copy_to_device(%zu bytes): %s.%s", bytes, message,
+                     held_up ? " The test held the GPU up before your copies, so that they ran "
+                               "well after they were queued: a pinned buffer refilled before "
+                               "the GPU had finished sending it sends the new chunk's bytes in "
+                               "place of the old. cudaMemcpyAsync only queues the copy: before "
+                               "writing a buffer again, wait for its last copy "
+                               "(cudaEventSynchronize on an event recorded after it)"
+                             : "");
+    ck_assert_msg(holds_only_poison(h_back + bytes, GUARD_BYTES),
+                  "staged_copy_to_device(%zu bytes) wrote past the end of the destination: the "
+                  "%d bytes after it no longer hold the test's poison. The last chunk is "
+                  "shorter than the others; send only what is left",
+                  bytes, GUARD_BYTES);
+    harness_host_free(h_back);
+}
+
+/* Copies `bytes` from an odd address of pageable memory into a poisoned device buffer and
+ * checks what arrived. */
+static void copy_and_check(staged_copier *copier, size_t bytes, bool held_up)
+{
+    unsigned char *h_buffer = harness_host_alloc(bytes + 3);
+    unsigned char *h_src = h_buffer + 3; /* no alignment to count on */
+    fill_bytes(h_src, bytes);
+    void *d_dst = harness_device_alloc(bytes + GUARD_BYTES);
+    if (held_up) {
+        /* A kernel on the legacy default stream, which every blocking stream waits for: the
+         * copies queued next start 100 ms late. (The stand-in runtime for machines without a
+         * GPU cannot hold a stream up, and says so.) */
+        cudaError_t err = gpu_work_keep_busy(0, 100.0);
+        ck_assert_msg(err == cudaSuccess || err == cudaErrorNotSupported,
+                      "the test could not hold the GPU up: gpu_work_keep_busy returned %s (a "
+                      "problem of the course, not of your code)",
+                      error_text(err));
+    }
+    cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
+    ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(%zu bytes) returned %s", bytes,
+                  error_text(err));
+    expect_arrived(d_dst, h_src, bytes, held_up);
+    harness_host_free(h_buffer);
+    CUDA_CHECK(cudaFree(d_dst));
+}
+
+#define MiB ((size_t)1 << 20)
+
+COURSE_TEST(odd_sizes_and_sizes_under_one_chunk_arrive_whole, 4)
+{
+    staged_copier *copier = make_copier();
+    /* Three chunks of 64 MiB and a byte: a part chunk at the end for any chunk size that is a
+     * power of two up to 64 MiB. Then sizes smaller than any chunk. */
+    const size_t sizes[] = {3 * 64 * MiB + 1, 1, 4097, 5 * MiB + 12345};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        copy_and_check(copier, sizes[s], false);
+
+    void *d_dst = harness_device_alloc(GUARD_BYTES);
+    unsigned char byte = 42;
+    cudaError_t err = staged_copy_to_device(copier, d_dst, &byte, 0);
+    ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(0 bytes) returned %s",
+                  error_text(err));
+    unsigned char h_back[GUARD_BYTES];
+    harness_copy(h_back, d_dst, GUARD_BYTES, cudaMemcpyDeviceToHost);
+    ck_assert_msg(holds_only_poison(h_back, GUARD_BYTES),
+                  "staged_copy_to_device(0 bytes) wrote into the destination");
+    destroy_copier(copier);
+}
+
+COURSE_TEST(the_copy_stays_correct_when_the_gpu_is_slow_to_send, 3)
+{
+    staged_copier *copier = make_copier();
+    /* More than any reasonable ring holds, so that buffers are reused while the GPU is held up.
+     */
+    copy_and_check(copier, 320 * MiB + 5, true);
+    destroy_copier(copier);
+}
+
+COURSE_TEST(no_thread_is_left_running_once_the_copier_is_destroyed, 2)
+{
+    const size_t before = own_thread_count();
+    staged_copier *copier = make_copier();
+    copy_and_check(copier, 4097, false);
+    destroy_copier(copier);
+    expect_no_threads_left(before, "staged_copier_destroy");
+}
+
+typedef struct copier_run {
+    const void *h_src;
+    void *d_dst;
+    size_t bytes;
+} copier_run;
+
+#define RUN_BYTES (40 * MiB + 1)
+
+/* Create, copy, destroy: the first error, and no thread left behind whatever happened. */
+static cudaError_t create_copy_destroy(void *context)
+{
+    const copier_run *run = context;
+    const size_t before = own_thread_count();
+    staged_copier *copier = NULL;
+    cudaError_t err = staged_copier_create(&copier);
+    if (err == cudaSuccess) {
+        err = staged_copy_to_device(copier, run->d_dst, run->h_src, run->bytes);
+        cudaError_t destroyed = staged_copier_destroy(copier);
+        err = err != cudaSuccess ? err : destroyed;
+    }
+    expect_no_threads_left(before,
+                           err == cudaSuccess ? "staged_copier_destroy" : "the failed call");
+    return err;
+}
+
+static copier_run make_run(void)
+{
+    copier_run run = {NULL, harness_device_alloc(RUN_BYTES), RUN_BYTES};
+    void *h_src = harness_host_alloc(RUN_BYTES);
+    fill_bytes(h_src, RUN_BYTES);
+    run.h_src = h_src;
+    return run;
+}
+
+COURSE_TEST(every_pinned_buffer_stream_and_event_is_given_back, 2)
+{
+    copier_run run = make_run();
+    trace_start();
+    trace_stop();
+    cudaError_t err;
+    TRACED_RUN(err = create_copy_destroy(&run));
+    ck_assert_msg(err == cudaSuccess,
+                  "creating a copier, copying 40 MiB and destroying it returned %s. The calls "
+                  "were:%s",
+                  error_text(err), trace_summary());
+    expect_everything_released("the copier (created, used once, destroyed)");
+}
+
+COURSE_TEST(errors_are_returned_and_everything_still_given_back, 3)
+{
+    copier_run run = make_run();
+    expect_every_failure_handled("the copier (created, used once, destroyed)", create_copy_destroy,
+                                 &run);
+}
+
+/* --- The speed ---------------------------------------------------------------------------- */
+
+/* What the trace of one small run suggests when the copy is too slow. */
+static const char *slowness_note(size_t pool_threads)
+{
+    static char note[768];
+    copier_run run = make_run();
+    trace_start();
+    trace_stop();
+    TRACED_RUN((void)create_copy_destroy(&run));
+    if (trace_count_of(TRACED_cudaHostRegister) > 0)
+        snprintf(note, sizeof note,
+                 " The trace shows cudaHostRegister: pinning the source on every copy costs "
+                 "about as much as sending it (the driver must find and lock every page, and "
+                 "unlock them after), so the copy cannot gain much. Stage through a few pinned "
+                 "buffers made once, in staged_copier_create.");
+    else if (trace_count_acquired(RESOURCE_PINNED_MEMORY) <= 1)
+        snprintf(note, sizeof note,
+                 " The copier has one pinned buffer: the host's memcpy into it and the GPU's "
+                 "copy out of it take turns, so nothing overlaps. With two or more, the host "
+                 "fills one while the GPU sends another.");
+    else if (trace_count_of(TRACED_cudaMemcpy) > 0)
+        snprintf(note, sizeof note,
+                 " Each chunk goes with cudaMemcpy, which waits until it has arrived: meanwhile "
+                 "nothing fills the next buffer. Queue it with cudaMemcpyAsync, and wait for a "
+                 "buffer only when it is about to be refilled.");
+    else if (pool_threads == 0)
+        snprintf(note, sizeof note,
+                 " staged_copier_create started no thread. One thread's memcpy runs at about "
+                 "the speed of the driver's own staging: share each chunk's memcpy among 8 or "
+                 "more threads, started once, when the copier is created.");
+    else
+        snprintf(note, sizeof note,
+                 " Is each chunk's memcpy shared among the %zu threads, and does the host fill "
+                 "one buffer while the GPU sends another?",
+                 pool_threads);
+    return note;
+}
+
+typedef struct speeds {
+    double plain, staged, pinned; /* GB/s */
+} speeds;
+
+/* The plain pageable cudaMemcpy and the learner's copy, interleaved so that a burst of noise
+ * hits both alike, each the median of a few runs; and a pinned copy, for scale. */
+static speeds measure_speeds(staged_copier *copier, void *d_dst, const void *h_src, size_t bytes)
+{
+    enum { ROUNDS = 3 };
+    double plain_ms[ROUNDS], staged_ms[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        plain_ms[r] = harness_time_copy_ms(d_dst, h_src, bytes, cudaMemcpyHostToDevice);
+        const double start = host_clock_ms();
+        cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
+        staged_ms[r] = host_clock_ms() - start;
+        ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(512 MiB) returned %s",
+                      error_text(err));
+    }
+    speeds s = {bandwidth_gb_per_s(bytes, median_of(plain_ms, ROUNDS)),
+                bandwidth_gb_per_s(bytes, median_of(staged_ms, ROUNDS)),
+                harness_bandwidth_gb_per_s(64 * MiB, cudaMemcpyHostToDevice, 3)};
+    return s;
+}
+
+/* 3 times the plain copy; or, on a machine where that is close to the link's own speed, 60%
+ * of a pinned copy. */
+#define TIMES_PLAIN 3.0
+#define SHARE_OF_PINNED 0.6
+
+COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaMemcpy, 6)
+{
+    /* 512 MiB: about 60 ms for a plain copy on PCIe 5, within the memory any test may hold. */
+    const size_t bytes = 512 * MiB;
+    unsigned char *h_src = harness_host_alloc(bytes);
+    fill_bytes(h_src, bytes);
+    void *d_dst = harness_device_alloc(bytes + GUARD_BYTES);
+
+    const size_t before = own_thread_count();
+    staged_copier *copier = make_copier();
+    const size_t after = own_thread_count();
+    const size_t pool_threads = after > before ? after - before : 0;
+
+    /* The first copy is checked, and not timed; the plain copy warms up as well. */
+    cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
+    ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(512 MiB) returned %s",
+                  error_text(err));
+    expect_arrived(d_dst, h_src, bytes, false);
+    harness_copy(d_dst, h_src, bytes, cudaMemcpyHostToDevice);
+
+    /* Up to three tries: a shared machine can be busy for a moment, slow code is slow every
+     * time. */
+    enum { TRIES = 3 };
+    speeds s = {0, 0, 0};
+    double due = 0;
+    for (int t = 0; t < TRIES; t++) {
+        s = measure_speeds(copier, d_dst, h_src, bytes);
+        due = TIMES_PLAIN * s.plain < SHARE_OF_PINNED * s.pinned ? TIMES_PLAIN * s.plain
+                                                                 : SHARE_OF_PINNED * s.pinned;
+        if (s.staged >= due)
+            break;
+    }
+    destroy_copier(copier);
+    if (s.staged >= due)
+        return;
+    ck_abort_msg("staged_copy_to_device moved 512 MiB at %.1f GB/s, short in each of %d tries. "
+                 "A plain cudaMemcpy of the same pageable memory moves %.1f GB/s here and a copy "
+                 "from pinned memory %.1f GB/s, so at least %.1f GB/s is due (%.0f times the "
+                 "plain copy, or %.0f%% of the pinned one where that is less).%s",
+                 s.staged, TRIES, s.plain, s.pinned, due, TIMES_PLAIN, 100 * SHARE_OF_PINNED,
+                 slowness_note(pool_threads));
+}
