@@ -412,9 +412,10 @@ static rates measure_rates(both_copies *c)
 }
 
 /* 1.6 times one way; or, on a machine whose own two streams do not get there (one copy
- * engine, a link that is not full duplex), 85% of what they reach. */
+ * engine, a link that is not full duplex), 95% of what they reach. On the H200 one way is about
+ * 55 GB/s and two streams about 100 together: 1.6 times one way is what is due there. */
 #define TIMES_ONE_WAY 1.6
-#define SHARE_OF_OWN 0.85
+#define SHARE_OF_OWN 0.95
 
 COURSE_TIMED_TEST(together_the_two_copies_move_at_least_1_6_times_as_much_as_one_way, 6)
 {
