@@ -363,8 +363,13 @@ COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaM
             break;
     }
     destroy_copier(copier);
-    if (s.staged >= due)
+    if (s.staged >= due) {
+        harness_note("Your copier moved 512 MiB at %.1f GB/s: %.1f times a plain pageable "
+                     "cudaMemcpy (%.1f GB/s) and %.0f%% of a copy from pinned memory (%.1f GB/s), "
+                     "measured in the same run.",
+                     s.staged, s.staged / s.plain, s.plain, 100 * s.staged / s.pinned, s.pinned);
         return;
+    }
     ck_abort_msg("staged_copy_to_device moved 512 MiB at %.1f GB/s, short in each of %d tries. "
                  "A plain cudaMemcpy of the same pageable memory moves %.1f GB/s here and a copy "
                  "from pinned memory %.1f GB/s, so at least %.1f GB/s is due (%.0f times the "
