@@ -39,7 +39,7 @@ version=$(sed -n 's/^nvbandwidth Version: *//p' "$dir/nvbandwidth.txt" | head -n
 {
     echo "# nvbandwidth's copy-engine bandwidths (its SUM lines), run after the course's programs"
     grep -E '^# (gpu|host):' "$dir/bandwidth.csv" # the same machine, the same session
-    echo "# made by: nvbandwidth ${version:-(version not printed)}, $tool (make measure)"
+    echo "# made by: nvbandwidth ${version:-(version not printed)}, $(basename "$tool") (make measure)"
     echo "test,gb_per_s"
     echo "$rows"
 } >"$dir/nvbandwidth.csv"
