@@ -37,6 +37,14 @@ done
 still=()
 have_bwrap || still+=(bubblewrap)
 have_seccomp || still+=(python3-seccomp)
+# An install that failed (no network, no such package for this python3) is not tried again by
+# every make grade for a day: each try can wait seconds for a package server. Run this script
+# without --if-missing (make deps does) to try again at once.
+failed_before=.deps/grade-deps-failed
+if $quiet && ((${#still[@]} > 0)) && [[ -n $(find "$failed_before" -mmin -1440 2>/dev/null) ]] &&
+   [[ $(cat "$failed_before") == "${still[*]}" ]]; then
+    still=()
+fi
 if ((${#still[@]} > 0)); then
     echo "grade-deps: installing ${still[*]} (make grade confines submissions with them)"
     if [[ $(id -u) -eq 0 ]]; then
@@ -52,6 +60,14 @@ if ((${#still[@]} > 0)); then
             [[ -n $deb ]] && dpkg -x "$deb" "$LOCAL_ROOT"
         done
     fi
+fi
+missing_now=()
+have_bwrap || missing_now+=(bubblewrap)
+have_seccomp || missing_now+=(python3-seccomp)
+if ((${#missing_now[@]} > 0)); then
+    mkdir -p .deps && echo "${missing_now[*]}" >"$failed_before"
+else
+    rm -f "$failed_before"
 fi
 # bubblewrap is what confines submissions; the system call filter is a second wall, so
 # without python3-seccomp grading goes on and its sandbox line says the filter is missing.
