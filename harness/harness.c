@@ -1,6 +1,7 @@
 /* harness.c - helpers for test bodies: buffers, poison, comparisons, trace checks. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -405,4 +406,35 @@ void harness_note(const char *format, ...)
 const char *harness_test_note(void)
 {
     return test_note;
+}
+
+/* The threads of this process that the code under test may have started: those that bear the
+ * program's own name. The CUDA runtime names its helper threads (cuda-EvtHandlr, ...) and
+ * starts them when it pleases, so they are not counted. */
+size_t harness_thread_count(void)
+{
+    char own_name[64] = "", name[64], path[300]; /* a task name is at most 255 bytes */
+    FILE *file = fopen("/proc/self/comm", "r");
+    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
+        if (file)
+            fclose(file);
+        return 0;
+    }
+    fclose(file);
+    DIR *tasks = opendir("/proc/self/task");
+    size_t count = 0;
+    if (tasks == NULL)
+        return 0;
+    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
+        file = fopen(path, "r");
+        if (file != NULL) {
+            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
+            fclose(file);
+        }
+    }
+    closedir(tasks);
+    return count;
 }

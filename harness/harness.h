@@ -209,4 +209,9 @@ const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
  * trace is folded in the middle. In a static buffer; each line starts with "\n  ". */
 const char *trace_timeline(void);
 
+/* The threads of this process that the code under test may have started: those named like the
+ * program (a new thread inherits the name); the CUDA runtime's own named threads are not
+ * counted. The runner compares it before and after each test. */
+size_t harness_thread_count(void);
+
 #endif

@@ -40,7 +40,6 @@
 #include "harness.h"
 #include "report.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -172,36 +171,6 @@ static bool read_all(int fd, void *data, size_t size)
 
 /* --- The worker ---------------------------------------------------------------------------- */
 
-/* The threads of this process that the code under test may have started: those that bear the
- * program's own name. The CUDA runtime names its helper threads (cuda-EvtHandlr, ...) and
- * starts them when it pleases, so they are not counted. */
-static size_t thread_count(void)
-{
-    char own_name[64] = "", name[64], path[300]; /* a task name is at most 255 bytes */
-    FILE *file = fopen("/proc/self/comm", "r");
-    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
-        if (file)
-            fclose(file);
-        return 0;
-    }
-    fclose(file);
-    DIR *tasks = opendir("/proc/self/task");
-    size_t count = 0;
-    if (tasks == NULL)
-        return 0;
-    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
-        if (entry->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
-        file = fopen(path, "r");
-        if (file != NULL) {
-            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
-            fclose(file);
-        }
-    }
-    closedir(tasks);
-    return count;
-}
 
 typedef struct worker_state {
     bool use_cuda;
@@ -322,7 +291,7 @@ static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *
     cuda_check_set_handler(NULL);
     harness_release_buffers();
     if (!state->use_cuda)
-        return thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT;
+        return harness_thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT;
 
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
@@ -352,7 +321,7 @@ static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *
                         device_free + DEVICE_MEMORY_SLACK >= state->device_free);
     (void)cudaGetLastError();
     return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
-           (thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
+           (harness_thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
 }
 
 static void send_hello(int reply_fd, bool gpu_ok, const char *why)
@@ -387,7 +356,7 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
         size_t total = 0;
         (void)cudaMemGetInfo(&state.device_free, &total);
     }
-    state.threads = thread_count();
+    state.threads = harness_thread_count();
     send_hello(reply_fd, true, "");
 
     static char message[sizeof(((test_outcome *)0)->message)];

@@ -12,7 +12,6 @@
 #include "timing.h"
 #include "units.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,45 +31,14 @@ COURSE_EXERCISE(
 
 /* --- Threads ------------------------------------------------------------------------------ */
 
-/* The threads of this process that the code under test may have started: those that bear the
- * program's own name (a new thread inherits it). The CUDA runtime names its own threads and
- * starts them when it pleases, so they are not counted. */
-static size_t own_thread_count(void)
-{
-    char own_name[64] = "", name[64], path[300];
-    FILE *file = fopen("/proc/self/comm", "r");
-    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
-        if (file)
-            fclose(file);
-        return 0;
-    }
-    fclose(file);
-    DIR *tasks = opendir("/proc/self/task");
-    size_t count = 0;
-    if (tasks == NULL)
-        return 0;
-    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
-        if (entry->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
-        file = fopen(path, "r");
-        if (file != NULL) {
-            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
-            fclose(file);
-        }
-    }
-    closedir(tasks);
-    return count;
-}
-
 /* Waits up to a second for the thread count to fall back to `before`: a thread that was
  * joined is gone at once, one that is just ending gets a moment. */
 static size_t threads_left_after(size_t before)
 {
-    size_t now = own_thread_count();
+    size_t now = harness_thread_count();
     for (int waited = 0; now > before && waited < 100; waited++) {
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-        now = own_thread_count();
+        now = harness_thread_count();
     }
     return now > before ? now - before : 0;
 }
@@ -200,7 +168,7 @@ COURSE_TEST(the_copy_stays_correct_when_the_gpu_is_slow_to_send, 3)
 
 COURSE_TEST(no_thread_is_left_running_once_the_copier_is_destroyed, 2)
 {
-    const size_t before = own_thread_count();
+    const size_t before = harness_thread_count();
     staged_copier *copier = make_copier();
     copy_and_check(copier, 4097, false);
     destroy_copier(copier);
@@ -219,7 +187,7 @@ typedef struct copier_run {
 static cudaError_t create_copy_destroy(void *context)
 {
     const copier_run *run = context;
-    const size_t before = own_thread_count();
+    const size_t before = harness_thread_count();
     staged_copier *copier = NULL;
     cudaError_t err = staged_copier_create(&copier);
     if (err == cudaSuccess) {
@@ -338,9 +306,9 @@ COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaM
     fill_bytes(h_src, bytes);
     void *d_dst = harness_device_alloc(bytes + GUARD_BYTES);
 
-    const size_t before = own_thread_count();
+    const size_t before = harness_thread_count();
     staged_copier *copier = make_copier();
-    const size_t after = own_thread_count();
+    const size_t after = harness_thread_count();
     const size_t pool_threads = after > before ? after - before : 0;
 
     /* The first copy is checked, and not timed; the plain copy warms up as well. */
