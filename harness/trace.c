@@ -4,6 +4,7 @@
 #include "gpu_work.h"
 #include "timing.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,14 +189,19 @@ void trace_delay_copy(const traced_call *call)
         cudaGetLastError();
 }
 
+/* The learner's code may call the runtime from several threads at once (chapter 3's
+ * pageable_fast may): the counts, the trace and the ledger change under this lock. */
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bool trace_should_fail(traced_function function, cudaError_t *error)
 {
+    pthread_mutex_lock(&trace_lock);
     made[function]++;
-    if (injection[function].armed && made[function] == injection[function].n) {
+    bool fail = injection[function].armed && made[function] == injection[function].n;
+    if (fail)
         *error = injection[function].error;
-        return true;
-    }
-    return false;
+    pthread_mutex_unlock(&trace_lock);
+    return fail;
 }
 
 /* --- The ledger: what is held, traced or not ---------------------------------------------- */
@@ -258,32 +264,37 @@ bool ledger_over_limit(traced_function function, size_t bytes)
     if (traced_function_role(function) != ROLE_ACQUIRE || resource == RESOURCE_EVENT ||
         resource == RESOURCE_STREAM)
         return false;
+    pthread_mutex_lock(&trace_lock);
     size_t held_now = resource == RESOURCE_DEVICE_MEMORY
                           ? held_bytes[RESOURCE_DEVICE_MEMORY]
                           : held_bytes[RESOURCE_PINNED_MEMORY] + held_bytes[RESOURCE_REGISTRATION];
+    pthread_mutex_unlock(&trace_lock);
     return bytes > memory_limit() || held_now > memory_limit() - bytes;
 }
 
 void trace_record(const traced_call *call, bool tracing_this_call)
 {
+    pthread_mutex_lock(&trace_lock);
     ledger_note(call);
-    if (!tracing_this_call)
-        return;
-    if (recorded == TRACE_CAPACITY) {
+    if (tracing_this_call && recorded == TRACE_CAPACITY) {
         dropped++;
-        return;
+    } else if (tracing_this_call) {
+        calls[recorded] = *call;
+        calls[recorded].host_ms = host_clock_ms();
+        recorded++;
     }
-    calls[recorded] = *call;
-    calls[recorded].host_ms = host_clock_ms();
-    recorded++;
+    pthread_mutex_unlock(&trace_lock);
 }
 
 trace_resource ledger_resource_of(const void *handle)
 {
-    for (size_t i = 0; i < held_count; i++)
+    trace_resource resource = RESOURCE_NONE;
+    pthread_mutex_lock(&trace_lock);
+    for (size_t i = 0; i < held_count && resource == RESOURCE_NONE; i++)
         if (held[i].handle == handle)
-            return held[i].resource;
-    return RESOURCE_NONE;
+            resource = held[i].resource;
+    pthread_mutex_unlock(&trace_lock);
+    return resource;
 }
 
 static cudaError_t release(trace_resource resource, const void *handle)
