@@ -68,16 +68,36 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     locks=$(mktemp -d)
     : >"$locks/gpu"
     : >"$locks/turnstile"
-    for program in "${programs[@]}"; do
-        [[ -x build/tests/$program ]] || continue
-        while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
-        name=${program//\//_}
-        (COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile NO_COLOR=1 \
-            "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
-            >"$results_dir/$name.out" 2>&1
-         echo $? >"$results_dir/$name.status") &
+    # run_batch PROGRAM...: runs them side by side, nproc at a time. A known mistake is first run
+    # without its timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves one at a
+    # time and, failing, try again: most mistakes show in an untimed test. Those that did not
+    # show their diagnostic that way are run again whole, below.
+    run_batch() {
+        local program name
+        for program in "$@"; do
+            [[ -x build/tests/$program ]] || continue
+            while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
+            name=${program//\//_}
+            (COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile NO_COLOR=1 \
+                COURSE_SKIP_TIMED=$([[ $program == mutants/* && -z ${whole:-} ]] && echo 1) \
+                "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
+                >"$results_dir/$name.out" 2>&1
+             echo $? >"$results_dir/$name.status") &
+        done
+        wait
+    }
+    run_batch "${programs[@]}"
+    again=()
+    for mutant in $mutants; do
+        name=mutants_${mutant//\//_}
+        expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.c" | head -n 1)
+        if [[ $(cat "$results_dir/$name.status" 2>/dev/null) != 1 || -z $expected ]] ||
+           ! grep -qF -- "$expected" "$results_dir/$name.out"; then
+            again+=("mutants/$mutant")
+        fi
     done
-    wait
+    whole=1 run_batch "${again[@]}"
+    echo "  (known mistakes run again with their timed tests: ${#again[@]} of $(wc -w <<<"$mutants"))"
     rm -rf "$locks"
     asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1) && streams_overlap=1 || streams_overlap=
 fi
