@@ -22,9 +22,11 @@ have_seccomp() {
     PYTHONPATH=$LOCAL_ROOT/usr/lib/python3/dist-packages /usr/bin/python3 -c 'import seccomp' \
         >/dev/null 2>&1
 }
-missing=()
-have_bwrap || missing+=(bubblewrap)
-have_seccomp || missing+=(python3-seccomp)
+missing_now() { # the packages still missing, a word each
+    have_bwrap || echo bubblewrap
+    have_seccomp || echo python3-seccomp
+}
+mapfile -t missing < <(missing_now)
 if ((${#missing[@]} == 0)); then
     say "bubblewrap and python3-seccomp are installed"
     exit 0
@@ -34,9 +36,7 @@ for package in "${missing[@]}"; do
     deb=$(ls -t .deps/debs/"${package}"_*.deb 2>/dev/null | head -n 1 || true)
     [[ -n $deb ]] && mkdir -p "$LOCAL_ROOT" && dpkg -x "$deb" "$LOCAL_ROOT"
 done
-still=()
-have_bwrap || still+=(bubblewrap)
-have_seccomp || still+=(python3-seccomp)
+mapfile -t still < <(missing_now)
 # An install that failed (no network, no such package for this python3) is not tried again by
 # every make grade for a day: each try can wait seconds for a package server. Run this script
 # without --if-missing (make deps does) to try again at once.
@@ -61,11 +61,9 @@ if ((${#still[@]} > 0)); then
         done
     fi
 fi
-missing_now=()
-have_bwrap || missing_now+=(bubblewrap)
-have_seccomp || missing_now+=(python3-seccomp)
-if ((${#missing_now[@]} > 0)); then
-    mkdir -p .deps && echo "${missing_now[*]}" >"$failed_before"
+mapfile -t missing < <(missing_now)
+if ((${#missing[@]} > 0)); then
+    mkdir -p .deps && echo "${missing[*]}" >"$failed_before"
 else
     rm -f "$failed_before"
 fi

@@ -68,25 +68,26 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     locks=$(mktemp -d)
     : >"$locks/gpu"
     : >"$locks/turnstile"
-    # run_batch PROGRAM...: runs them side by side, nproc at a time. A known mistake is first run
-    # without its timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves one at a
-    # time and, failing, try again: most mistakes show in an untimed test. Those that did not
-    # show their diagnostic that way are run again whole, below.
+    # run_batch SKIP PROGRAM...: runs them side by side, nproc at a time; with SKIP 1, known
+    # mistakes without their timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves
+    # one at a time and, failing, try again: most mistakes show in an untimed test. Those that
+    # did not show their diagnostic that way are run again whole, below.
     run_batch() {
-        local program name
+        local skip_timed=$1 program name
+        shift
         for program in "$@"; do
             [[ -x build/tests/$program ]] || continue
             while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
             name=${program//\//_}
             (COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile NO_COLOR=1 \
-                COURSE_SKIP_TIMED=$([[ $program == mutants/* && -z ${whole:-} ]] && echo 1) \
+                COURSE_SKIP_TIMED=$([[ $program == mutants/* ]] && echo "$skip_timed") \
                 "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
                 >"$results_dir/$name.out" 2>&1
              echo $? >"$results_dir/$name.status") &
         done
         wait
     }
-    run_batch "${programs[@]}"
+    run_batch 1 "${programs[@]}"
     again=()
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
@@ -96,7 +97,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             again+=("mutants/$mutant")
         fi
     done
-    whole=1 run_batch "${again[@]}"
+    run_batch 0 "${again[@]}"
     echo "  (known mistakes run again with their timed tests: ${#again[@]} of $(wc -w <<<"$mutants"))"
     rm -rf "$locks"
     asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1) && streams_overlap=1 || streams_overlap=
