@@ -134,6 +134,8 @@ $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
 	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) $(LDLIBS) -o $@
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
 $(BUILD)/tools/report_block: $(BUILD)/obj/harness/report.o
+# Sharing the GPU as test programs do, for the programs make test runs beside them.
+$(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -149,7 +151,7 @@ RUN_PROGRAMS := $(foreach c,$(RUN_CHAPTERS),$(filter $(BUILD)/chapters/$(c)/%,$(
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
-.PHONY: all check test run deps prerequisites help clean check-now test-now course-build \
+.PHONY: all check test run deps prerequisites help clean check-now test-now course-build selftest-build \
         list-exercises list-mutants list-chapters list-unit-tests list-toolchain
 
 ## make                build every chapter program and the solutions' test programs
@@ -157,6 +159,10 @@ all: prerequisites
 	@$(MAKE) --no-print-directory course-build
 
 course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
+
+# Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
+SELFTEST_FIXTURES := $(patsubst %.c,$(BUILD)/%,$(wildcard selftest/fixtures/*.c))
+selftest-build: course-build $(EXERCISE_TESTS) $(MUTANT_TESTS) $(SELFTEST_FIXTURES)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.

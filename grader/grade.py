@@ -20,6 +20,7 @@ Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
 """
 
 import argparse
+import collections
 import concurrent.futures
 import fcntl
 import json
@@ -216,12 +217,20 @@ class Grader:
         self._own(run_dir, self._worker_uid(slot, lane))
         return run_dir
 
+    def _locks_folder(self):
+        """Where the GPUs' lock files are: COURSE_LOCK_DIR when the caller shares its own with
+        other runs on this machine (make test does: harness/gpu_locks.sh names them alike),
+        else the scratch folder's."""
+        shared = os.environ.get("COURSE_LOCK_DIR", "")
+        return shared if os.path.isdir(shared) else os.path.join(self.scratch, "locks")
+
     def _gpu_locks(self, gpu):
         """The lock files through which test programs on one GPU share it (harness/runner.c):
         a test that times the GPU runs alone on it, and contexts are made one at a time."""
-        folder = os.path.join(self.scratch, "locks")
-        os.makedirs(folder, exist_ok=True)
-        os.chmod(folder, 0o755)
+        folder = self._locks_folder()
+        if not os.path.isdir(folder):
+            os.makedirs(folder, exist_ok=True)
+            os.chmod(folder, 0o755)
         name = "".join(c if c.isalnum() else "-" for c in str(gpu))
         paths = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
                  "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
@@ -230,7 +239,10 @@ class Grader:
             paths[variable] = os.path.join(folder, file_name)
             with open(paths[variable], "a"):
                 pass
-            os.chmod(paths[variable], 0o644)
+            try:
+                os.chmod(paths[variable], 0o644)
+            except OSError:  # another user's, in a shared folder: they made it readable
+                pass
         return paths
 
     def _run_env(self, run_dir, gpu):
@@ -277,7 +289,7 @@ class Grader:
                                    self._worker_uid(slot, lane), result_channel=True,
                                    sweep=True,
                                    # its build, and the GPU's lock files it opens read-only
-                                   visible=[folder, os.path.join(self.scratch, "locks")])
+                                   visible=[folder, self._locks_folder()])
         record = parse_record(run.channel, exercise)
         # The tests' output goes to the runner, which counts it; what the program itself
         # printed past the runner, the sandbox counts.
@@ -322,46 +334,62 @@ class Grader:
             built.append((exercise, folder, build))
         return built, started
 
-    def finish_student(self, submission, prepared, slot, lane=0):
-        """Runs the built exercises' tests on GPU `slot` (None: no GPU), in lane `lane`."""
-        built, started = prepared
-        record = results.StudentRecord(submission.student,
-                                       submission.shown_name, submission.notes,
-                                       submission.problem, submission.fingerprint())
-        outcomes = {}
+    def run_exercise(self, exercise, folder, build, started, slot, lane=0):
+        """One built exercise's tests on GPU `slot` (None: no GPU), in lane `lane`; `started`
+        is when its student's grading began, which the student's time limit counts from."""
+        seconds_left = self.args.student_timeout - (time.monotonic() - started)
+        run_started = time.monotonic()
+        if self.stop.is_set():
+            outcome = results.Outcome(exercise, "not_run", details=["grading was interrupted"])
+        elif slot is None:
+            outcome = results.Outcome(exercise, "not_run", details=[
+                "there is no CUDA device on the grading machine (%s)" % self.gpu_note])
+        elif seconds_left < 10:
+            outcome = results.Outcome(exercise, "timed_out", details=[
+                "the student's time limit (%d s) ran out before these tests could run"
+                % self.args.student_timeout])
+        else:
+            outcome = self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+        outcome.seconds = {"build": round(build.seconds, 2),
+                           "tests": round(time.monotonic() - run_started, 2)}
+        return outcome
 
-        folders = {exercise.id: folder for exercise, folder, _ in built}
 
-        def run_exercise(item, lane):
-            exercise, _, build = item
-            folder = folders[exercise.id]
-            seconds_left = self.args.student_timeout - (time.monotonic() - started)
-            if self.stop.is_set():
-                return results.Outcome(exercise, "not_run", details=["grading was interrupted"])
-            if slot is None:
-                return results.Outcome(exercise, "not_run", details=[
-                    "there is no CUDA device on the grading machine (%s)" % self.gpu_note])
-            if seconds_left < 10:
-                return results.Outcome(exercise, "timed_out", details=[
-                    "the student's time limit (%d s) ran out before these tests could run"
-                    % self.args.student_timeout])
-            return self.run_tests(folder, exercise, build, slot, seconds_left, lane)
+class StudentRun:
+    """A student being graded: its built exercises, each run as a task of its own by whichever
+    lane is free (so that one student's many exercises keep every lane busy, not one), and the
+    record once the last of them is done."""
 
-        for exercise, _, build in built:
+    def __init__(self, submission, prepared):
+        self.submission = submission
+        self.built, self.started = prepared
+        self.outcomes = {}
+        self.failed = False  # a grader error in one of its tasks: the student is not written
+        for exercise, _, build in self.built:
             if build.status != "built":
-                outcomes[exercise.id] = results.Outcome(exercise, build.status,
-                                                        details=build.details)
-                outcomes[exercise.id].seconds = {"build": round(build.seconds, 2), "tests": 0}
-                continue
-            # One exercise after another: the students beside this one on the GPU keep it
-            # busy, and each test program's runner takes the GPU alone for a test that times
-            # it (COURSE_GPU_LOCK, see _run_env).
-            run_started = time.monotonic()
-            outcome = run_exercise((exercise, None, build), lane)
-            outcome.seconds = {"build": round(build.seconds, 2),
-                               "tests": round(time.monotonic() - run_started, 2)}
-            outcomes[exercise.id] = outcome
-        record.outcomes = [outcomes[exercise.id] for exercise, _, _ in built]
+                outcome = results.Outcome(exercise, build.status, details=build.details)
+                outcome.seconds = {"build": round(build.seconds, 2), "tests": 0}
+                self.outcomes[exercise.id] = outcome
+        self.tasks = [(self, item) for item in self.built if item[2].status == "built"]
+        self.left = len(self.tasks)
+        self.lock = threading.Lock()
+
+    def task_done(self, exercise, outcome):
+        """Records one exercise's outcome; True when it was the student's last."""
+        with self.lock:
+            if outcome is None:
+                self.failed = True
+            else:
+                self.outcomes[exercise.id] = outcome
+            self.left -= 1
+            return self.left == 0
+
+    def record(self):
+        submission = self.submission
+        record = results.StudentRecord(submission.student, submission.shown_name,
+                                       submission.notes, submission.problem,
+                                       submission.fingerprint())
+        record.outcomes = [self.outcomes[exercise.id] for exercise, _, _ in self.built]
         return record
 
 
@@ -579,7 +607,7 @@ def command_grade(args):
     else:
         where = "GPUs: %s (%s)" % (",".join(grader.gpus), grader.gpu_note)
         if args.per_gpu > 1:
-            where += ", up to %d students at a time on each" % args.per_gpu
+            where += ", up to %d test programs at a time on each" % args.per_gpu
     print("grading %d submission%s of %d exercise%s; %s" % (
         len(todo), "" if len(todo) == 1 else "s", len(exercise_ids),
         "" if len(exercise_ids) == 1 else "s", where))
@@ -611,12 +639,16 @@ def command_grade(args):
             print(results.student_line(record), flush=True)
 
     started = time.monotonic()
-    # PER_GPU students at a time on each GPU, each in a lane with a uid of its own.
+    # PER_GPU test programs at a time on each GPU, each in a lane with a uid of its own. A lane
+    # takes the next student, puts its exercises where any free lane can run them, and runs
+    # them too; the lane that runs a student's last exercise writes its record.
     slots = [(slot, lane) for slot in range(len(grader.gpus)) for lane in range(args.per_gpu)]
     slots = slots or [(None, 0)]
     ahead = threading.Semaphore(args.jobs + 2 * len(slots))
     order = queue.Queue()
     builders = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    tasks = collections.deque()  # (StudentRun, (exercise, folder, build)) ready to run
+    tasks_lock = threading.Lock()
 
     def feed():
         for submission in todo:
@@ -627,23 +659,61 @@ def command_grade(args):
         for _ in slots:
             order.put(None)
 
+    def finish(student):
+        try:
+            if not student.failed and not grader.stop.is_set():
+                write(student.record())
+        finally:
+            shutil.rmtree(os.path.join(grader.scratch, student.submission.student),
+                          ignore_errors=True)
+            ahead.release()
+
+    def run_task(task, slot, lane):
+        student, (exercise, folder, build) = task
+        outcome = None
+        try:
+            outcome = grader.run_exercise(exercise, folder, build, student.started, slot, lane)
+        except Exception:  # a grader bug must not cost the other students
+            print("grader error on %s:\n%s" % (student.submission.student,
+                                                 traceback.format_exc()),
+                  file=sys.stderr)
+        if student.task_done(exercise, outcome):
+            finish(student)
+
+    def take_student(item):
+        submission, future = item
+        try:
+            student = StudentRun(submission, future.result())
+        except Exception:
+            print("grader error on %s:\n%s" % (submission.student, traceback.format_exc()),
+                  file=sys.stderr)
+            shutil.rmtree(os.path.join(grader.scratch, submission.student), ignore_errors=True)
+            ahead.release()
+            return
+        if not student.tasks:
+            finish(student)
+            return
+        with tasks_lock:
+            tasks.extend(student.tasks)
+
     def work(slot, lane):
+        students_left = True
         while True:
-            item = order.get()
-            if item is None:
-                return
-            submission, future = item
-            try:
-                record = grader.finish_student(submission, future.result(), slot, lane)
-                if not grader.stop.is_set():
-                    write(record)
-            except Exception:  # a grader bug must not cost the other students
-                print("grader error on %s:\n%s" % (submission.student, traceback.format_exc()),
-                      file=sys.stderr)
-            finally:
-                shutil.rmtree(os.path.join(grader.scratch, submission.student),
-                              ignore_errors=True)
-                ahead.release()
+            with tasks_lock:
+                task = tasks.popleft() if tasks else None
+            if task is not None:
+                run_task(task, slot, lane)
+            elif not students_left:
+                return  # what is left is running in other lanes
+            else:
+                try:
+                    item = order.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    students_left = False
+                else:
+                    take_student(item)
 
     threads = [threading.Thread(target=feed, daemon=True)] + [
         threading.Thread(target=work, args=slot, daemon=True) for slot in slots]
@@ -751,7 +821,7 @@ def command_inspect(args):
 
 # The options that take a count, by the name of their make knob, and what they count.
 COUNTS = {"jobs": ("JOBS", "builds at a time"),
-          "per_gpu": ("PER_GPU", "students at a time on one GPU"),
+          "per_gpu": ("PER_GPU", "test programs at a time on one GPU"),
           "test_timeout": ("TEST_TIMEOUT", "seconds per test"),
           "student_timeout": ("STUDENT_TIMEOUT", "seconds for all of a student's builds and tests")}
 COMMAND_NAMES = {"grade": "make grade", "report": "make grade-report",

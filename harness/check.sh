@@ -92,13 +92,17 @@ useful_lines() {
 }
 
 # The test programs run side by side, each exercise's in a process of its own. Tests that
-# time the GPU take it alone through the lock files named here (harness/runner.c); the
-# reports are shown in the book's order.
-locks=$(mktemp -d "${TMPDIR:-/tmp}/course-check.XXXXXX")
-trap 'rm -rf "$locks"' EXIT
-export COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile
-: >"$COURSE_GPU_LOCK"
-: >"$COURSE_GPU_TURNSTILE"
+# time the GPU take it alone through lock files (harness/gpu_locks.sh): those of COURSE_LOCK_DIR
+# when a caller shares its own (make test does), else a set of this run's; the reports are
+# shown in the book's order.
+source harness/gpu_locks.sh
+if [[ -n ${COURSE_LOCK_DIR:-} && -d $COURSE_LOCK_DIR ]]; then
+    use_gpu_locks "$COURSE_LOCK_DIR"
+else
+    locks=$(mktemp -d "${TMPDIR:-/tmp}/course-check.XXXXXX")
+    trap 'rm -rf "$locks"' EXIT
+    use_gpu_locks "$locks"
+fi
 color_flag=--no-color
 [[ -n $reset ]] && color_flag=--color
 declare -A running

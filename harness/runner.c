@@ -30,6 +30,7 @@
  *                     [--verbose] [--rubric] [--result-fd N]
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
  * COURSE_TEST_TIMEOUT: seconds one test may take (default 20).
+ * COURSE_RUNNER_STATS=1: where the time and the workers went, on standard error.
  * COURSE_SKIP_TIMED=1: the timed tests are not run, and fail saying so (the self-test's first
  * look at a known mistake, whose diagnostic usually comes from an untimed test).
  *
@@ -39,6 +40,7 @@
  */
 #define _GNU_SOURCE /* strsignal, pipe2 */
 #include "device_info.h"
+#include "gpu_share.h"
 #include "harness.h"
 #include "report.h"
 
@@ -48,6 +50,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,50 +185,24 @@ typedef struct worker_state {
     bool gpu_shared;  /* other test programs may use the GPU at the same time */
 } worker_state;
 
-/* Where several test programs share a GPU (make grade names the lock files in the
- * environment), a test that times the GPU must have it to itself, and the others may share it:
- * the judge holds COURSE_GPU_LOCK shared for each untimed test it runs, alone for each timed
- * one, from before it sends the test to its worker until the verdict is back. A waiting timed
- * test holds the turnstile beside it, which every test passes on its way in, so that a stream
- * of untimed tests cannot keep it out for ever; and an untimed test that has run for a while
- * when a timed one waits is stopped until the timed one is done (yield_to_a_timed_test).
- * COURSE_CONTEXT_LOCK makes contexts one at a time: the driver creates them faster that way
- * than side by side. */
-static int open_lock(const char *variable)
-{
-    const char *path = getenv(variable);
-    return path != NULL && path[0] != '\0' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-}
-
-static void lock(int fd, int how)
-{
-    while (fd >= 0 && flock(fd, how) != 0 && errno == EINTR)
-        ;
-}
-
-/* The judge's side of sharing the GPU: the locks, and the test that holds it now. */
-static struct gpu_share {
-    int gpu_lock, turnstile; /* -1 where nobody shares the GPU */
-    bool alone;              /* the running test is timed */
-    double since;            /* when the running test got the GPU */
-    int waits_seen;          /* checks in a row that found a timed test waiting */
-} share = {-1, -1, false, 0, 0};
+/* COURSE_CONTEXT_LOCK, where programs share the GPU (gpu_share.h), makes contexts one at a
+ * time: the driver creates them faster that way than side by side. */
 
 static double now_s(void);
 
-static void take_the_gpu(bool alone)
+/* COURSE_RUNNER_STATS=1: a line on standard error for each worker started, each test's time,
+ * each fresh start and each stop, to find where a run's time and contexts go. */
+__attribute__((format(printf, 1, 2))) static void runner_stat(const char *format, ...)
 {
-    lock(share.turnstile, LOCK_EX);
-    lock(share.gpu_lock, alone ? LOCK_EX : LOCK_SH);
-    lock(share.turnstile, LOCK_UN);
-    share.alone = alone;
-    share.since = now_s();
-    share.waits_seen = 0;
-}
-
-static void give_back_the_gpu(void)
-{
-    lock(share.gpu_lock, LOCK_UN);
+    const char *wanted = getenv("COURSE_RUNNER_STATS");
+    if (wanted == NULL || wanted[0] == '\0' || strcmp(wanted, "0") == 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    fputs("runner: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
 }
 
 /* Runs test t with Check in no-fork mode; its failure message goes in message. */
@@ -337,16 +314,16 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why)
 
 static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 {
-    worker_state state = {use_cuda, 0, 0, open_lock("COURSE_CONTEXT_LOCK"),
+    worker_state state = {use_cuda, 0, 0, gpu_share_open_lock("COURSE_CONTEXT_LOCK"),
                           getenv("COURSE_GPU_LOCK") != NULL && getenv("COURSE_GPU_LOCK")[0]};
     if (use_cuda) {
         int count = 0;
         char why[256] = "";
-        lock(state.context_lock, LOCK_EX);
+        gpu_share_lock(state.context_lock, LOCK_EX);
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err == cudaSuccess && count > 0)
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
-        lock(state.context_lock, LOCK_UN);
+        gpu_share_lock(state.context_lock, LOCK_UN);
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
                 no_device_reason(err, why, sizeof why);
@@ -414,10 +391,7 @@ static bool start_worker(worker *w, bool use_cuda)
         signal(SIGPIPE, SIG_DFL);
         if (result_fd >= 0)
             close(result_fd);
-        if (share.gpu_lock >= 0) /* the judge's: a worker that unlocked them would unlock its */
-            close(share.gpu_lock);
-        if (share.turnstile >= 0)
-            close(share.turnstile);
+        gpu_share_close(); /* the judge's: a worker that unlocked them would unlock its */
         dup2(output[1], STDOUT_FILENO);
         dup2(output[1], STDERR_FILENO);
         close(to_worker[1]);
@@ -482,41 +456,16 @@ static bool drain_output(const worker *w, captured_output *out)
     }
 }
 
-/* An untimed test that has had the GPU this long, while a timed test of another program
- * waits for it, is stopped (SIGSTOP) until the timed test is done, and its deadline moves on
- * by the time it was stopped. So a test that hangs, or is merely slow, holds up the timed tests
- * beside it for seconds, not for its whole time limit, and, stopped, cannot disturb their
- * timing either. (Work it had already queued on the GPU goes on: a copy, or at most
- * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) */
-#define YIELD_AFTER_S 1.0
-#define YIELD_CHECK_S 0.2
-
-/* Whether a timed test waits for the GPU: it holds the turnstile while it waits. A test on its
- * way in holds it for an instant, so it counts only when seen twice in a row. */
-static bool a_timed_test_waits(void)
-{
-    if (flock(share.turnstile, LOCK_SH | LOCK_NB) == 0) {
-        flock(share.turnstile, LOCK_UN);
-        share.waits_seen = 0;
-        return false;
-    }
-    return ++share.waits_seen >= 2;
-}
-
+/* An untimed test that has held the GPU for a while when a timed test of another program waits
+ * is stopped until the timed test is done (gpu_share.h), and its deadline moves on by the time
+ * it was stopped. */
 static void yield_to_a_timed_test(const worker *w, double *deadline)
 {
-    if (share.turnstile < 0 || share.alone || now_s() - share.since < YIELD_AFTER_S ||
-        !a_timed_test_waits())
+    if (!gpu_share_should_yield())
         return;
-    double stopped = now_s();
-    kill(-w->pid, SIGSTOP);
-    give_back_the_gpu();
-    take_the_gpu(false); /* after the timed test: it has the turnstile until it has the GPU */
-    kill(-w->pid, SIGCONT);
-    *deadline += now_s() - stopped;
-    if (getenv("COURSE_RUNNER_STATS"))
-        fprintf(stderr, "runner: a test stopped for %.2f s while a timed test had the GPU\n",
-                now_s() - stopped);
+    const double stopped = gpu_share_yield(w->pid);
+    *deadline += stopped;
+    runner_stat("a test stopped for %.2f s while a timed test had the GPU", stopped);
 }
 
 /* Waits until the worker's verdict pipe holds `size` more bytes at buffer, or the deadline,
@@ -530,8 +479,8 @@ static int await(const worker *w, void *buffer, size_t size, double *deadline, b
         double left = *deadline - now_s();
         if (left <= 0)
             return -1;
-        if (running && share.turnstile >= 0 && left > YIELD_CHECK_S)
-            left = YIELD_CHECK_S;
+        if (running && gpu_share_active() && left > GPU_SHARE_CHECK_S)
+            left = GPU_SHARE_CHECK_S;
         struct pollfd fds[2] = {{w->reply_fd, POLLIN, 0}, {w->output_fd, POLLIN, 0}};
         int ready = poll(fds, 2, (int)ceil(left * 1000));
         if (ready < 0 && errno != EINTR)
@@ -696,8 +645,7 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
 {
     worker w = {0, -1, -1, -1};
     int workers_started = 0;
-    share.gpu_lock = open_lock("COURSE_GPU_LOCK");
-    share.turnstile = open_lock("COURSE_GPU_TURNSTILE");
+    gpu_share_open();
     const char *skip = getenv("COURSE_SKIP_TIMED");
     const bool skip_timed = skip != NULL && strcmp(skip, "1") == 0;
     for (int t = 0; t < registered_count; t++) {
@@ -718,8 +666,10 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                 continue;
             }
             workers_started++;
-            double started_by = now_s() + WORKER_START_S;
+            const double starting = now_s();
+            double started_by = starting + WORKER_START_S;
             int got = await(&w, &h, sizeof h, &started_by, false, &out);
+            runner_stat("worker %d ready in %.2f s", workers_started, now_s() - starting);
             if (got != 1 || !h.gpu_ok) {
                 stop_worker(&w, false, &status, &out);
                 if (got == 1)
@@ -740,8 +690,10 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
         command c = {(uint32_t)t, draw_nonce()};
         reply r;
         /* The test's time starts once it has the GPU: waiting for it is not the test's doing. */
-        take_the_gpu(registered[t].timed);
-        double deadline = now_s() + timeout;
+        const double waiting = now_s();
+        gpu_share_take(registered[t].timed);
+        const double running = now_s();
+        double deadline = running + timeout;
         int got = write_all(w.command_fd, &c, sizeof c)
                       ? await(&w, &r, sizeof r, &deadline, true, &out)
                       : 0;
@@ -759,8 +711,7 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
             if (r.start_afresh) {
                 int status;
                 stop_worker(&w, true, &status, NULL);
-                if (getenv("COURSE_RUNNER_STATS"))
-                    fprintf(stderr, "runner: a fresh worker after test %d: %s\n", t + 1,
+                runner_stat("a fresh worker after test %d: %s", t + 1,
                             fresh_start_words(r.start_afresh));
             }
         } else {
@@ -779,7 +730,9 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                          "the test's verdict did not come back whole: something in the test's "
                          "process wrote over the harness's own channel");
         }
-        give_back_the_gpu(); /* once the worker is done with it, or gone */
+        gpu_share_give_back(); /* once the worker is done with it, or gone */
+        runner_stat("test %d%s took %.2f s, after %.2f s waiting for the GPU", t + 1,
+                    registered[t].timed ? " (timed)" : "", now_s() - running, running - waiting);
         if (!outcomes[t].passed)
             append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
     }
@@ -787,9 +740,8 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
         int status;
         stop_worker(&w, true, &status, NULL);
     }
-    if (getenv("COURSE_RUNNER_STATS"))
-        fprintf(stderr, "runner: %d worker%s for %d tests\n", workers_started,
-                workers_started == 1 ? "" : "s", registered_count);
+    runner_stat("%d worker%s for %d tests", workers_started, workers_started == 1 ? "" : "s",
+                registered_count);
     return true;
 }
 

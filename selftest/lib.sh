@@ -30,13 +30,18 @@ fail() {
 }
 section() { echo; echo "$1"; }
 
+# probe_gpu: asks once whether there is a GPU (gpu_present), and why not (gpu_reason), for the
+# sections run.sh starts after it; asking costs a CUDA context.
+probe_gpu() {
+    gpu_reason=$(build/tools/gpu_probe 2>&1) && gpu_present=1 || gpu_present=
+    streams_overlap='' asynchronous_reason=$gpu_reason
+    [[ -n $gpu_present ]] &&
+        asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1) && streams_overlap=1
+}
+
 # need_gpu WHAT: true when a GPU is there; otherwise records WHAT as skipped
 # (or, with REQUIRE_GPU=1, as failed) and returns false.
 need_gpu() {
-    if [[ -z ${gpu_checked:-} ]]; then
-        gpu_checked=1
-        gpu_reason=$(build/tools/gpu_probe 2>&1) && gpu_present=1 || gpu_present=
-    fi
     [[ -n $gpu_present ]] && return 0
     if [[ ${REQUIRE_GPU:-} == 1 ]]; then
         fail "$1: REQUIRE_GPU=1 but there is no CUDA device ($gpu_reason)"
@@ -46,9 +51,12 @@ need_gpu() {
     return 1
 }
 
-# build TARGET...: builds quietly; on failure records it and shows the errors.
+# build TARGET...: builds quietly; on failure records it and shows the errors. After run.sh's
+# one make of everything (prebuilt), a target that exists is up to date: no make is asked again.
 build() {
-    local log
+    local log target missing=
+    for target in "$@"; do [[ -e $target ]] || missing=1; done
+    [[ -n ${prebuilt:-} && -z $missing ]] && return 0
     if ! log=$($MAKE -s --no-print-directory "$@" 2>&1); then
         fail "build $*" "$log"
         return 1
@@ -72,4 +80,11 @@ scratch_for_grading() {
         folder=$(dirname "$folder")
     done
     echo "$1"
+}
+
+# with_gpu alone|shared COMMAND...: runs COMMAND holding the GPU as a test program would, alone
+# as a timed test or shared, stepping aside for timed tests (tools/gpu_share.c), through the
+# lock files run.sh gives every section (harness/gpu_locks.sh).
+with_gpu() {
+    build/tools/gpu_share "$@"
 }

@@ -41,11 +41,45 @@ if build "$fixture"; then
     done
 fi
 
+# A timed test beside a test that hangs (selftest/fixtures/gpu_turns.c, no GPU needed): the
+# hanging one is stopped while the timed one has the GPU, so the timed one waits a moment, not
+# the other's whole time limit (6 s); the hanging one then ends at its own limit.
+fixture=build/selftest/fixtures/gpu_turns
+if build "$fixture"; then
+    turns=$(mktemp -d)
+    : >"$turns/gpu" && : >"$turns/turnstile"
+    (
+        export COURSE_GPU_LOCK=$turns/gpu COURSE_GPU_TURNSTILE=$turns/turnstile COURSE_SKIP_GPU_PROBE=1 \
+            COURSE_RUNNER_STATS=1 COURSE_TEST_TIMEOUT=6 NO_COLOR=1
+        FIXTURE_HANG=1 "$fixture" >"$turns/hanging.log" 2>&1 &
+        for _ in $(seq 200); do # until its test 1 runs
+            grep -q "worker 1 ready" "$turns/hanging.log" && break
+            sleep 0.05
+        done
+        sleep 0.5
+        "$fixture" >"$turns/timed.log" 2>&1
+        echo $? >"$turns/timed.status"
+        wait
+    )
+    waited=$(sed -n 's/^runner: test 2 (timed) took .*, after \([0-9.]*\) s waiting for the GPU$/\1/p' \
+        "$turns/timed.log")
+    check="a timed test beside a hanging one gets the GPU within a second (the hanging test is stopped meanwhile, then ends at its own limit)"
+    if [[ $(cat "$turns/timed.status") == 0 && -n $waited ]] && awk -v s="$waited" 'BEGIN { exit !(s < 1) }' &&
+       grep -q "runner: a test stopped for" "$turns/hanging.log" &&
+       grep -q "did not finish within 6 s" "$turns/hanging.log"; then
+        pass "${check/within a second/in $waited s}"
+    else
+        fail "$check" "$(cat "$turns/timed.log"; echo "--- the program with the hanging test:"
+                         cat "$turns/hanging.log")"
+    fi
+    rm -rf "$turns"
+fi
+
 # The delay that chapter 3's tests put before a learner's copies holds up just those copies,
 # on a GPU whose streams run beside the host (elsewhere there is nothing to hold up).
 fixture=build/selftest/fixtures/stream_delay
 if need_gpu "the harness's delays before a stream's copies" && build "$fixture"; then
-    if ! asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1); then
+    if [[ -z $streams_overlap ]]; then
         skip "the harness's delays before a stream's copies (skipped: $asynchronous_reason)"
     elif output=$(NO_COLOR=1 "$fixture" 2>&1); then
         pass "the harness's delays hold up the copies they name, and only while the test wants"

@@ -60,26 +60,6 @@ if need_gpu "the isolation fixture"; then
         fail "make check: $workers processes, so $workers CUDA contexts, for the seven tests" "$output"
     fi
 
-    # A timed test beside a test that hangs: the hanging one is stopped while the timed one has
-    # the GPU, so the timed one waits about a second, not the other's whole time limit (6 s).
-    # It runs while make grade below does, on lock files of its own; judged at the end.
-    locks=$copy/build/locks
-    beside_hang=''
-    if build build/tests/solutions/ch01-memory/time_copy; then
-        mkdir -p "$locks" && : >"$locks/gpu" && : >"$locks/turnstile"
-        (
-            export COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile
-            COURSE_TEST_TIMEOUT=6 COURSE_RUNNER_STATS=1 \
-                "$copy/build/tests/exercises/ch00-isolation/isolation" --no-color >"$locks/hanging.log" 2>&1 &
-            sleep 1.5 # tests 1 and 2 are done and 3 hangs
-            started=$EPOCHREALTIME
-            build/tests/solutions/ch01-memory/time_copy --no-color >"$locks/timed.log" 2>&1
-            echo "$? $(seconds_since "$started")" >"$locks/timed.status"
-            wait
-        ) &
-        beside_hang=$!
-    fi
-
     class=$copy/build/class
     mkdir -p "$class/a-student/ch00-isolation"
     cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$class/a-student/ch00-isolation/"
@@ -92,18 +72,6 @@ if need_gpu "the isolation fixture"; then
         fail "make grade graded the fixture" "$grade_log"
     else
         isolation_expect "make grade" "$feedback"
-    fi
-    if [[ -n $beside_hang ]]; then
-        wait "$beside_hang"
-        read -r timed_status timed_seconds <"$locks/timed.status"
-        if [[ $timed_status -eq 0 ]] && awk -v s="$timed_seconds" 'BEGIN { exit !(s < 4) }' &&
-           grep -q "runner: a test stopped for" "$locks/hanging.log" &&
-           grep -q "did not finish within 6 s" "$locks/hanging.log"; then
-            pass "a timed test beside a hanging one got the GPU in $timed_seconds s (the hanging test was stopped meanwhile, then ended at its own limit)"
-        else
-            fail "a timed test beside a hanging one gets the GPU in under 4 s, and the hanging test is stopped meanwhile (took $timed_seconds s, exit $timed_status)" \
-                "$(cat "$locks/timed.log"; echo "--- the program with the hanging test:"; cat "$locks/hanging.log")"
-        fi
     fi
     rm -rf "$copy"
     [[ $isolation_scratch == "$PWD/$copy/build/scratch" ]] || rm -rf "$isolation_scratch"

@@ -51,9 +51,9 @@ else
 fi
 rm -rf "$order_copy"
 
-# Every test program (solutions, stubs, mutants) is built at once, then run side by side, as
-# many as there are CPUs: the tests that time the GPU take it alone through the runner's lock
-# (harness/runner.c). The results are then read in order.
+# Every test program (solutions, stubs, mutants), built by run.sh, is run side by side, as many
+# as there are CPUs: the tests that time the GPU take it alone through the runner's lock
+# (harness/runner.c), which run.sh shares among its sections. The results are then read in order.
 exercises=$($MAKE -s --no-print-directory list-exercises)
 mutants=$($MAKE -s --no-print-directory list-mutants)
 if need_gpu "the exercises against their solutions, stubs and mutants"; then
@@ -64,10 +64,6 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     for mutant in $mutants; do
         programs+=("mutants/$mutant")
     done
-    $MAKE -s -k --no-print-directory -j"$(nproc)" "${programs[@]/#/build/tests/}" >/dev/null 2>&1
-    locks=$(mktemp -d)
-    : >"$locks/gpu"
-    : >"$locks/turnstile"
     # run_batch SKIP PROGRAM...: runs them side by side, nproc at a time; with SKIP 1, known
     # mistakes without their timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves
     # one at a time and, failing, try again: most mistakes show in an untimed test. Those that
@@ -79,15 +75,21 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             [[ -x build/tests/$program ]] || continue
             while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
             name=${program//\//_}
-            (COURSE_GPU_LOCK=$locks/gpu COURSE_GPU_TURNSTILE=$locks/turnstile NO_COLOR=1 \
+            (started=$EPOCHREALTIME
+             NO_COLOR=1 \
                 COURSE_SKIP_TIMED=$([[ $program == mutants/* ]] && echo "$skip_timed") \
+                COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} \
                 "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
                 >"$results_dir/$name.out" 2>&1
-             echo $? >"$results_dir/$name.status") &
+             echo $? >"$results_dir/$name.status"
+             echo "$(seconds_since "$started") $program" >>"$results_dir/times") &
         done
         wait
     }
+    rm -f "$results_dir/times"
+    batch_started=$EPOCHREALTIME
     run_batch 1 "${programs[@]}"
+    first_batch_seconds=$(seconds_since "$batch_started")
     again=()
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
@@ -97,10 +99,21 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             again+=("mutants/$mutant")
         fi
     done
+    batch_started=$EPOCHREALTIME
     run_batch 0 "${again[@]}"
     echo "  (known mistakes run again with their timed tests: ${#again[@]} of $(wc -w <<<"$mutants"))"
-    rm -rf "$locks"
-    asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1) && streams_overlap=1 || streams_overlap=
+    # SELFTEST_TIMES=1: where this section's time went, and the processes (CUDA contexts) it took.
+    if [[ ${SELFTEST_TIMES:-} == 1 ]]; then
+        workers=$(cat "$results_dir"/*.out | sed -n 's/^runner: \([0-9]*\) workers\{0,1\} for.*/\1/p' |
+                  awk '{ n += $1 } END { print n + 0 }')
+        printf '  (running %d programs: %.1f s, then %d again: %.1f s; %d workers)\n' \
+            "${#programs[@]}" "$first_batch_seconds" "${#again[@]}" \
+            "$(seconds_since "$batch_started")" "$workers"
+        echo "  (the slowest programs, in seconds:)"
+        sort -rn "$results_dir/times" | head -n 12 | sed 's/^/      /'
+        grep -h "^runner: a fresh worker" "$results_dir"/*.out | sed 's/.*: //' | sort | uniq -c |
+            sed 's/^/      fresh workers: /'
+    fi
 fi
 
 # failed_untimed_tests EXERCISE: the names of the tests that failed in json_text and are not

@@ -16,7 +16,8 @@ for program in $($MAKE -s --no-print-directory list-chapters); do
     build "build/$program" || continue
     log="$log_dir/${program#chapters/}.log"
     mkdir -p "$(dirname "$log")"
-    timeout 300 "build/$program" >"$log" 2>&1
+    # Beside the other sections' tests, never beside one that times the GPU.
+    with_gpu shared timeout 300 "build/$program" >"$log" 2>&1
     status=$?
     if [[ $status -eq 0 ]]; then
         pass "$program runs and checks its result"

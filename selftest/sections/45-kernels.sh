@@ -79,7 +79,7 @@ fi
 
 # --- On a GPU: each kernel does what gpu_work.h says -----------------------------------
 if need_gpu "tools/gpu_work_check: the kernels on the GPU" && build build/tools/gpu_work_check; then
-    check_log=$(timeout 120 build/tools/gpu_work_check 2>&1)
+    check_log=$(with_gpu alone timeout 120 build/tools/gpu_work_check 2>&1) # it times kernels
     case $? in
     0) pass "tools/gpu_work_check: $(grep -c '^ok' <<<"$check_log") checks of the kernels on the GPU"
        sed -n 's/^ok  */          /p' <<<"$check_log" ;;

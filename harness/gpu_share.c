@@ -1,0 +1,108 @@
+/* gpu_share.c - the GPU's lock files, shared by the programs beside each other (gpu_share.h). */
+#define _GNU_SOURCE
+#include "gpu_share.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A holder that has had the GPU this long, while a timed test of another program waits for
+ * it, stops until the timed test is done. So a test that hangs, or a long program, holds up
+ * the timed tests beside it for a moment, not for its whole time, and, stopped, cannot disturb
+ * their timing either. (Work it had already queued on the GPU goes on: a copy, or at most
+ * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) Short, since
+ * every test that waits for a timed one idles meanwhile: most untimed tests last less. */
+#define YIELD_AFTER_S 0.3
+
+static struct {
+    int gpu_lock, turnstile; /* -1 where nobody shares the GPU */
+    bool alone;              /* held alone: for a timed test */
+    double since;            /* when the holder got the GPU */
+    int waits_seen;          /* checks in a row that found a timed test waiting */
+} share = {-1, -1, false, 0, 0};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int gpu_share_open_lock(const char *variable)
+{
+    const char *path = getenv(variable);
+    return path != NULL && path[0] != '\0' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+void gpu_share_lock(int fd, int how)
+{
+    while (fd >= 0 && flock(fd, how) != 0 && errno == EINTR)
+        ;
+}
+
+void gpu_share_open(void)
+{
+    share.gpu_lock = gpu_share_open_lock("COURSE_GPU_LOCK");
+    share.turnstile = gpu_share_open_lock("COURSE_GPU_TURNSTILE");
+}
+
+bool gpu_share_active(void)
+{
+    return share.turnstile >= 0;
+}
+
+void gpu_share_close(void)
+{
+    if (share.gpu_lock >= 0)
+        close(share.gpu_lock);
+    if (share.turnstile >= 0)
+        close(share.turnstile);
+    share.gpu_lock = share.turnstile = -1;
+}
+
+void gpu_share_take(bool alone)
+{
+    gpu_share_lock(share.turnstile, LOCK_EX);
+    gpu_share_lock(share.gpu_lock, alone ? LOCK_EX : LOCK_SH);
+    gpu_share_lock(share.turnstile, LOCK_UN);
+    share.alone = alone;
+    share.since = now_s();
+    share.waits_seen = 0;
+}
+
+void gpu_share_give_back(void)
+{
+    gpu_share_lock(share.gpu_lock, LOCK_UN);
+}
+
+/* A timed test that waits holds the turnstile. A program on its way in holds it for an
+ * instant, so it counts only when seen twice in a row. */
+static bool a_timed_test_waits(void)
+{
+    if (flock(share.turnstile, LOCK_SH | LOCK_NB) == 0) {
+        flock(share.turnstile, LOCK_UN);
+        share.waits_seen = 0;
+        return false;
+    }
+    return ++share.waits_seen >= 2;
+}
+
+bool gpu_share_should_yield(void)
+{
+    return share.turnstile >= 0 && !share.alone && now_s() - share.since >= YIELD_AFTER_S &&
+           a_timed_test_waits();
+}
+
+double gpu_share_yield(pid_t group)
+{
+    const double stopped = now_s();
+    kill(-group, SIGSTOP);
+    gpu_share_give_back();
+    gpu_share_take(false); /* after the timed test: it has the turnstile until it has the GPU */
+    kill(-group, SIGCONT);
+    return now_s() - stopped;
+}

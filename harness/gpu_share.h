@@ -1,0 +1,43 @@
+/* gpu_share.h - how the programs that use one GPU side by side share it.
+ *
+ * Where several programs share a GPU (make check, make grade and make test name the lock files
+ * in the environment: harness/gpu_locks.sh), a test that times the GPU must have it to itself,
+ * and the others may share it. A program holds COURSE_GPU_LOCK shared while it runs an untimed
+ * test, alone while it runs a timed one. A waiting timed test holds the turnstile beside it,
+ * which every program passes on its way in, so that a stream of untimed tests cannot keep it
+ * out for ever; and a program that has held the GPU shared for a while when a timed test waits
+ * stops what it runs (SIGSTOP) until the timed test is done (gpu_share_yield). Test programs
+ * do this in their judge (harness/runner.c); other programs, through tools/gpu_share.c.
+ * Where the variables are not set, nobody shares the GPU and every call here does nothing.
+ */
+#ifndef GPU_SHARE_H
+#define GPU_SHARE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Opens the lock files the environment names; -1 each where it names none. */
+void gpu_share_open(void);
+/* Whether the environment named them: whether this program shares the GPU at all. */
+bool gpu_share_active(void);
+/* Closes them: for a child that must not hold or release what its parent holds. */
+void gpu_share_close(void);
+/* Waits for the GPU: alone (a timed test) or shared. */
+void gpu_share_take(bool alone);
+void gpu_share_give_back(void);
+/* Whether the holder should let a waiting timed test in now: it holds the GPU shared, has
+ * held it for a while, and a timed test has been seen waiting twice in a row. Call it every
+ * GPU_SHARE_CHECK_S or so. */
+bool gpu_share_should_yield(void);
+/* Stops the process group `group`, lets the timed test have the GPU, takes it shared again
+ * and lets the group go on. Returns the seconds it was stopped. */
+double gpu_share_yield(pid_t group);
+
+#define GPU_SHARE_CHECK_S 0.05
+
+/* The file a variable names, opened for flock; -1 where it names none. */
+int gpu_share_open_lock(const char *variable);
+/* flock(fd, how), again after a signal; nothing for fd -1. */
+void gpu_share_lock(int fd, int how);
+
+#endif
