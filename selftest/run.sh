@@ -31,6 +31,10 @@ fi
 # The rest may fail to build in part: the section that needs a program says so, with the errors.
 $MAKE -s -k --no-print-directory -j"$(nproc)" selftest-build >/dev/null 2>&1
 prebuilt=1
+# The grader's prerequisites (bubblewrap), once, before the sections that grade: 60-grader says
+# how it went.
+grade_deps_log=$(grader/install-deps.sh --if-missing 2>&1)
+grade_deps_status=$?
 build_seconds=$(seconds_since "$started")
 
 # Asked once here, for every section: each question costs a CUDA context.
@@ -72,6 +76,14 @@ run_section() {
 side_by_side=''
 [[ -n $gpu_present && $(nproc) -ge 8 ]] && side_by_side=1
 case ${SELFTEST_SERIAL:-} in 1) side_by_side='' ;; 0) side_by_side=1 ;; esac
+# Side by side, every test program may hold a share of the GPU's memory, as make grade gives
+# each of its PER_GPU=8 (harness/trace.c): the isolation fixture's test that takes all it can
+# must not starve the programs beside it.
+if [[ -n $side_by_side && -z ${COURSE_MEMORY_LIMIT_MB:-} ]]; then
+    gpu_memory_mb=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null |
+                    head -n 1)
+    [[ $gpu_memory_mb =~ ^[0-9]+$ ]] && export COURSE_MEMORY_LIMIT_MB=$((gpu_memory_mb / 9))
+fi
 printf '  (building everything: %.1f s; the sections run %s)\n' "$build_seconds" \
     "$([[ -n $side_by_side ]] && echo "side by side" || echo "one after another")"
 names=() pids=()

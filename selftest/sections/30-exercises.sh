@@ -67,7 +67,9 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     # run_batch SKIP PROGRAM...: runs them side by side, nproc at a time; with SKIP 1, known
     # mistakes without their timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves
     # one at a time and, failing, try again: most mistakes show in an untimed test. Those that
-    # did not show their diagnostic that way are run again whole, below.
+    # did not show their diagnostic that way are run again whole, below. A mistake that shows
+    # only where streams run beside the host (expect-on-gpu), often in a timed test, is run
+    # whole at once.
     run_batch() {
         local skip_timed=$1 program name
         shift
@@ -77,7 +79,8 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             name=${program//\//_}
             (started=$EPOCHREALTIME
              NO_COLOR=1 \
-                COURSE_SKIP_TIMED=$([[ $program == mutants/* ]] && echo "$skip_timed") \
+                COURSE_SKIP_TIMED=$([[ $program == mutants/* ]] &&
+                    ! grep -q '^ \* expect-on-gpu: ' "$program.c" && echo "$skip_timed") \
                 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} \
                 "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
                 >"$results_dir/$name.out" 2>&1
