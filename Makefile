@@ -129,9 +129,10 @@ $(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(COMMON_LIB)
 # Further entry points (the book, grading, measuring) bring their own rules.
 include $(sort $(wildcard mk/*.mk))
 
+# The archive after every object, those a tool adds below too.
 $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(CUDA_LIBS) $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $(filter-out %.a,$^) $(filter %.a,$^) $(CUDA_LIBS) $(LDLIBS) -o $@
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
 $(BUILD)/tools/report_block: $(BUILD)/obj/harness/report.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.

@@ -1,13 +1,13 @@
 /* gpu_share.c - the GPU's lock files, shared by the programs beside each other (gpu_share.h). */
 #define _GNU_SOURCE
 #include "gpu_share.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A holder that has had the GPU this long, while a timed test of another program waits for
@@ -27,9 +27,7 @@ static struct {
 
 static double now_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    return host_clock_ms() / 1e3;
 }
 
 int gpu_share_open_lock(const char *variable)

@@ -176,17 +176,16 @@ static bool read_all(int fd, void *data, size_t size)
 
 /* --- The worker ---------------------------------------------------------------------------- */
 
-
 typedef struct worker_state {
     bool use_cuda;
     size_t threads; /* after the context was made */
     size_t device_free;
-    int context_lock; /* -1 where nobody shares the GPU */
-    bool gpu_shared;  /* other test programs may use the GPU at the same time */
+    /* COURSE_CONTEXT_LOCK, where programs share the GPU (gpu_share.h), makes contexts one at a
+     * time: the driver creates them faster that way than side by side. -1 where nobody shares
+     * the GPU. */
+    int context_lock;
+    bool gpu_shared; /* other test programs may use the GPU at the same time */
 } worker_state;
-
-/* COURSE_CONTEXT_LOCK, where programs share the GPU (gpu_share.h), makes contexts one at a
- * time: the driver creates them faster that way than side by side. */
 
 static double now_s(void);
 

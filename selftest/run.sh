@@ -11,9 +11,9 @@
 # Everything the sections run is built first, in one make. Then, on a machine with a GPU and
 # 8 CPUs or more, the sections run side by side, each in a subshell writing a log, and the logs
 # are shown in order, each once it and those before it are done; elsewhere, where they would
-# only compete for the CPUs, one after another (SELFTEST_SERIAL=1 or 0 says which instead). Their GPU work
-# shares one set of lock files (harness/gpu_locks.sh): a test that times the GPU has it alone
-# among all of them, and CUDA contexts are made one at a time.
+# only compete for the CPUs, one after another (SELFTEST_SERIAL=1 or 0 says which instead).
+# Their GPU work shares one set of lock files (harness/gpu_locks.sh): a test that times the GPU
+# has it alone among all of them, and CUDA contexts are made one at a time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
