@@ -9,7 +9,8 @@
  * `alone` as a timed test does, `shared` as an untimed one, stopping COMMAND while a timed test
  * waiting for the GPU runs. Without the lock files it just runs COMMAND.
  *
- * Exit status: COMMAND's (128 + the signal that ended it), or 2 when it could not be started.
+ * Exit status: COMMAND's (128 + the signal that ended it), 127 when it cannot be run, 2 for a
+ * usage error or when no process could be started.
  */
 #define _GNU_SOURCE
 #include "gpu_share.h"
