@@ -131,7 +131,9 @@ typedef struct command {
 
 typedef struct hello {
     int32_t gpu_ok;
-    char why[256]; /* when there is no GPU */
+    char why[256];      /* when there is no GPU */
+    double turn_wait_s; /* waiting for COURSE_CONTEXT_LOCK */
+    double making_s;    /* making the context */
 } hello;
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL };
@@ -302,11 +304,14 @@ static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *
            (harness_thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
 }
 
-static void send_hello(int reply_fd, bool gpu_ok, const char *why)
+static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_wait_s,
+                       double making_s)
 {
     hello h;
     memset(&h, 0, sizeof h);
     h.gpu_ok = gpu_ok;
+    h.turn_wait_s = turn_wait_s;
+    h.making_s = making_s;
     snprintf(h.why, sizeof h.why, "%s", why);
     (void)write_all(reply_fd, &h, sizeof h);
 }
@@ -315,27 +320,32 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 {
     worker_state state = {use_cuda, 0, 0, gpu_share_open_lock("COURSE_CONTEXT_LOCK"),
                           getenv("COURSE_GPU_LOCK") != NULL && getenv("COURSE_GPU_LOCK")[0]};
+    double turn_wait_s = 0, making_s = 0;
     if (use_cuda) {
         int count = 0;
         char why[256] = "";
+        const double asked = now_s();
         gpu_share_lock(state.context_lock, LOCK_EX);
+        const double making = now_s();
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err == cudaSuccess && count > 0)
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
         gpu_share_lock(state.context_lock, LOCK_UN);
+        turn_wait_s = making - asked;
+        making_s = now_s() - making;
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
                 no_device_reason(err, why, sizeof why);
             else
                 snprintf(why, sizeof why, "the CUDA runtime found no device");
-            send_hello(reply_fd, false, why);
+            send_hello(reply_fd, false, why, turn_wait_s, making_s);
             _exit(0);
         }
         size_t total = 0;
         (void)cudaMemGetInfo(&state.device_free, &total);
     }
     state.threads = harness_thread_count();
-    send_hello(reply_fd, true, "");
+    send_hello(reply_fd, true, "", turn_wait_s, making_s);
 
     static char message[sizeof(((test_outcome *)0)->message)];
     for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
@@ -668,7 +678,10 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
             const double starting = now_s();
             double started_by = starting + WORKER_START_S;
             int got = await(&w, &h, sizeof h, &started_by, false, &out);
-            runner_stat("worker %d ready in %.2f s", workers_started, now_s() - starting);
+            runner_stat("worker %d ready in %.2f s (%.2f s waiting for a turn to make its "
+                        "context, %.2f s making it)",
+                        workers_started, now_s() - starting, got == 1 ? h.turn_wait_s : 0,
+                        got == 1 ? h.making_s : 0);
             if (got != 1 || !h.gpu_ok) {
                 stop_worker(&w, false, &status, &out);
                 if (got == 1)

@@ -35,8 +35,9 @@ step 7 needs a gibibyte|pass
 EXPECTED
 }
 
-if need_gpu "the isolation fixture"; then
-    copy=build/selftest/isolation-course
+# isolation_copy DEST: a copy of the course that holds the fixture as an exercise.
+isolation_copy() {
+    local copy=$1
     rm -rf "$copy" && mkdir -p "$copy/build"
     tar --exclude=./build --exclude=./.git --exclude=./.deps -cf - . | tar -xf - -C "$copy"
     cp -a build/lib build/obj "$copy/build/"
@@ -45,9 +46,30 @@ if need_gpu "the isolation fixture"; then
     mkdir -p "$copy/solutions/ch00-isolation"
     cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$copy/solutions/ch00-isolation/"
     echo "ch00-isolation/isolation" >>"$copy/exercises/ORDER"
+}
 
-    output=$(COURSE_TEST_TIMEOUT=3 COURSE_RUNNER_STATS=1 NO_COLOR=1 \
-             $MAKE -s --no-print-directory -C "$copy" check-now EX=ch00-isolation/isolation 2>&1)
+if need_gpu "the isolation fixture"; then
+    # make check and make grade each in a copy of their own, side by side: each spends most of
+    # its time waiting, for the hanging test's limit and for its CUDA contexts.
+    check_copy=build/selftest/isolation-check grade_copy=build/selftest/isolation-grade
+    isolation_copy "$check_copy"
+    isolation_copy "$grade_copy"
+    (COURSE_TEST_TIMEOUT=3 COURSE_RUNNER_STATS=1 NO_COLOR=1 \
+        $MAKE -s --no-print-directory -C "$check_copy" check-now EX=ch00-isolation/isolation \
+        >"$check_copy.log" 2>&1) &
+    check_pid=$!
+
+    class=$grade_copy/build/class
+    mkdir -p "$class/a-student/ch00-isolation"
+    cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$class/a-student/ch00-isolation/"
+    chmod -R a+rX "$class"
+    isolation_scratch=$(scratch_for_grading "$PWD/$grade_copy/build/scratch")
+    grade_log=$($MAKE -s --no-print-directory -C "$grade_copy" grade SUBMISSIONS=build/class \
+                OUT=build/grades SCRATCH="$isolation_scratch" TEST_TIMEOUT=3 2>&1)
+    feedback=$(cat "$grade_copy/build/grades/students/a-student/feedback.md" 2>/dev/null)
+    wait "$check_pid"
+    output=$(cat "$check_copy.log")
+
     isolation_expect "make check" "$output"
     # A worker for tests 1-2, then a fresh one after each of the crash, the hang, the exit and
     # the poisoned context: five contexts for seven tests, where a process per test made seven.
@@ -59,20 +81,11 @@ if need_gpu "the isolation fixture"; then
     else
         fail "make check: $workers processes, so $workers CUDA contexts, for the seven tests" "$output"
     fi
-
-    class=$copy/build/class
-    mkdir -p "$class/a-student/ch00-isolation"
-    cp selftest/fixtures/isolation/exercises/ch00-isolation/isolation.c "$class/a-student/ch00-isolation/"
-    chmod -R a+rX "$class"
-    isolation_scratch=$(scratch_for_grading "$PWD/$copy/build/scratch")
-    grade_log=$($MAKE -s --no-print-directory -C "$copy" grade SUBMISSIONS=build/class \
-                OUT=build/grades SCRATCH="$isolation_scratch" TEST_TIMEOUT=3 2>&1)
-    feedback=$(cat "$copy/build/grades/students/a-student/feedback.md" 2>/dev/null)
     if [[ -z $feedback ]]; then
         fail "make grade graded the fixture" "$grade_log"
     else
         isolation_expect "make grade" "$feedback"
     fi
-    rm -rf "$copy"
-    [[ $isolation_scratch == "$PWD/$copy/build/scratch" ]] || rm -rf "$isolation_scratch"
+    rm -rf "$check_copy" "$check_copy.log" "$grade_copy"
+    [[ $isolation_scratch == "$PWD/$grade_copy/build/scratch" ]] || rm -rf "$isolation_scratch"
 fi

@@ -57,13 +57,25 @@ rm -rf "$order_copy"
 exercises=$($MAKE -s --no-print-directory list-exercises)
 mutants=$($MAKE -s --no-print-directory list-mutants)
 if need_gpu "the exercises against their solutions, stubs and mutants"; then
-    programs=()
-    for exercise in $exercises; do
-        programs+=("solutions/$exercise" "exercises/$exercise")
+    # Longest first, so that the slowest do not start last and hold the section up: in the
+    # order of their times in the last run where there was one, else the later chapters first
+    # (streams and threads run longest), each exercise's solution and mistakes, then the stubs,
+    # which fail at once.
+    programs=() stubs=()
+    for exercise in $(tac <<<"$exercises"); do
+        programs+=("solutions/$exercise")
+        for mutant in $mutants; do
+            [[ $mutant == "$exercise--"* ]] && programs+=("mutants/$mutant")
+        done
+        stubs+=("exercises/$exercise")
     done
-    for mutant in $mutants; do
-        programs+=("mutants/$mutant")
-    done
+    programs+=("${stubs[@]}")
+    if [[ -s $results_dir/times ]]; then
+        mapfile -t programs < <(printf '%s\n' "${programs[@]}" |
+            awk 'NR == FNR { took[$2] = $1; next }
+                 { print ($0 in took ? took[$0] : 1e9), FNR, $0 }' "$results_dir/times" - |
+            sort -k1,1gr -k2,2n | cut -d' ' -f3)
+    fi
     # run_batch SKIP PROGRAM...: runs them side by side, nproc at a time; with SKIP 1, known
     # mistakes without their timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves
     # one at a time and, failing, try again: most mistakes show in an untimed test. Those that
@@ -112,6 +124,10 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         printf '  (running %d programs: %.1f s, then %d again: %.1f s; %d workers)\n' \
             "${#programs[@]}" "$first_batch_seconds" "${#again[@]}" \
             "$(seconds_since "$batch_started")" "$workers"
+        sed -n 's/^runner: worker .*(\([0-9.]*\) s waiting for a turn .*, \([0-9.]*\) s making it)/\1 \2/p' \
+            "$results_dir"/*.out |
+            awk '{ n++; wait += $1; make += $2 }
+                 END { if (n) printf "  (a context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
         echo "  (the slowest programs, in seconds:)"
         sort -rn "$results_dir/times" | head -n 12 | sed 's/^/      /'
         grep -h "^runner: a fresh worker" "$results_dir"/*.out | sed 's/.*: //' | sort | uniq -c |

@@ -11,15 +11,27 @@ else
 fi
 
 log_dir=build/selftest/chapters
+# Built first, then run side by side, a few at a time: each spends much of its time waiting
+# for the GPU beside the other sections. Their results are read in order.
+chapter_programs=()
 for program in $($MAKE -s --no-print-directory list-chapters); do
     need_gpu "chapter program $program" || continue
     build "build/$program" || continue
+    chapter_programs+=("$program")
+done
+for program in "${chapter_programs[@]}"; do
+    while (($(jobs -rp | wc -l) >= ${SELFTEST_CHAPTERS_AT_ONCE:-4})); do wait -n; done
     log="$log_dir/${program#chapters/}.log"
     mkdir -p "$(dirname "$log")"
     # Beside the other sections' tests, never beside one that times the GPU.
-    with_gpu shared timeout 300 "build/$program" >"$log" 2>&1
-    status=$?
-    if [[ $status -eq 0 ]]; then
+    (with_gpu shared timeout 300 "build/$program" >"$log" 2>&1
+     echo $? >"$log.status") &
+done
+wait
+for program in "${chapter_programs[@]}"; do
+    log="$log_dir/${program#chapters/}.log"
+    status=$(cat "$log.status" 2>/dev/null || echo unknown)
+    if [[ $status == 0 ]]; then
         pass "$program runs and checks its result"
     else
         fail "$program runs and checks its result (exit $status; log in $log)" "$(tail -n 20 "$log")"
