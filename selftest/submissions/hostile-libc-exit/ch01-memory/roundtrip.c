@@ -1,10 +1,10 @@
-/* roundtrip.c - does no work and ends the test's process through libc's own
- * _exit, found at run time: from the address of abs(), an allowed function,
- * back to the C library's ELF header, then through its dynamic symbol table.
- * Plain C: no assembly, no forbidden symbol, nothing renamed, so the static
- * checks accept it. A test counts only when the test's own code reports it
- * finished, after its checks, so whatever status the process ends with,
- * every test fails. */
+/* roundtrip.c - right work, but on large inputs it ends the test's process
+ * through libc's own _exit, found at run time: from the address of abs(), an
+ * allowed function, back to the C library's ELF header, then through its dynamic
+ * symbol table. Plain C: no assembly, no forbidden symbol, nothing renamed, so
+ * the static checks accept it. A test counts only when the test's own code
+ * reports it finished, after its checks, so whatever status the process ends
+ * with, the 256 MiB test fails; every other test passes. */
 #include "roundtrip.h"
 
 #include <elf.h>
@@ -45,11 +45,19 @@ static void *symbol(const Elf64_Ehdr *header, const char *wanted)
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
 {
-    (void)h_in;
-    (void)h_out;
-    (void)n;
-    void (*end)(int) = (void (*)(int))symbol(library_header((uintptr_t)&abs), "_exit");
-    if (end != NULL)
-        end(93);
-    return cudaErrorUnknown;
+    if (n > ((size_t)1 << 20)) {
+        void (*end)(int) = (void (*)(int))symbol(library_header((uintptr_t)&abs), "_exit");
+        if (end != NULL)
+            end(93);
+    }
+    const size_t bytes = n * sizeof(float);
+    float *d_buffer = NULL;
+    cudaError_t err = cudaMalloc((void **)&d_buffer, bytes);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaMemcpy(d_buffer, h_in, bytes, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(h_out, d_buffer, bytes, cudaMemcpyDeviceToHost);
+    cudaError_t freed = cudaFree(d_buffer);
+    return err != cudaSuccess ? err : freed;
 }
