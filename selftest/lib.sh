@@ -29,6 +29,9 @@ fail() {
     return 0
 }
 section() { echo; echo "$1"; }
+# wait_for_a_place N: returns once fewer than N of this shell's background jobs are running, for
+# sections that run programs side by side, N at a time.
+wait_for_a_place() { while (($(jobs -rp | wc -l) >= $1)); do wait -n; done; }
 
 # probe_gpu: asks once whether there is a GPU (gpu_present), and why not (gpu_reason), for the
 # sections run.sh starts after it; asking costs a CUDA context.

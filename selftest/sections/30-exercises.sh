@@ -87,7 +87,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         shift
         for program in "$@"; do
             [[ -x build/tests/$program ]] || continue
-            while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
+            wait_for_a_place "$(nproc)"
             name=${program//\//_}
             (started=$EPOCHREALTIME
              NO_COLOR=1 \

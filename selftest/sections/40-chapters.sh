@@ -21,7 +21,7 @@ for program in $($MAKE -s --no-print-directory list-chapters); do
     chapter_programs+=("$program")
 done
 for program in "${chapter_programs[@]}"; do
-    while (($(jobs -rp | wc -l) >= ${SELFTEST_CHAPTERS_AT_ONCE:-4})); do wait -n; done
+    wait_for_a_place "${SELFTEST_CHAPTERS_AT_ONCE:-4}"
     log="$log_dir/${program#chapters/}.log"
     mkdir -p "$(dirname "$log")"
     # Beside the other sections' tests, never beside one that times the GPU.
