@@ -38,7 +38,8 @@ ifdef CHECK_PC
 endif
 
 COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon -Iharness
-COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror
+# -fPIC: every object may go into an exercise module (a shared object) as well as a program.
+COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror -fPIC
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 # The runtime calls the harness traces, read from the one list that names them.
 OPEN_PAREN := (
@@ -115,6 +116,31 @@ $(BUILD)/tests/mutants/$(1): $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(fi
 endef
 $(foreach m,$(MUTANTS),$(eval $(call MUTANT_RULE,$(m))))
 
+# An exercise module, for the test host: the same two objects as a shared object. The same
+# --wrap flags send its CUDA calls to the harness's wrappers, which it finds in the host, as it
+# does Check, the course's library and the runtime; -Bsymbolic keeps its own functions its own.
+LINK_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) -Wl,-Bsymbolic -lm $(LDLIBS) -o $@
+$(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%.o
+	@mkdir -p $(@D)
+	$(LINK_MODULE)
+$(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/tests/%.o
+	@mkdir -p $(@D)
+	$(LINK_MODULE)
+define MUTANT_MODULE_RULE
+$(BUILD)/modules/mutants/$(1).so: $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(firstword $(subst --, ,$(1))).o
+	@mkdir -p $$(@D)
+	$$(LINK_MODULE)
+endef
+$(foreach m,$(MUTANTS),$(eval $(call MUTANT_MODULE_RULE,$(m))))
+
+# The test host (harness/runner.c): a test program without an exercise of its own, which loads
+# modules (--module FILE). Everything a module may call is in it, whole, and exported.
+TEST_HOST := $(BUILD)/tests/host
+$(TEST_HOST): $(HARNESS_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -pthread -rdynamic $(WRAP_FLAGS) -Wl,--whole-archive $^ $(CHECK_LIBS) \
+	    -Wl,--no-whole-archive $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
+
 $(BUILD)/selftest/%: $(BUILD)/obj/selftest/%.o $(HARNESS_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(LINK_TEST)
@@ -143,6 +169,9 @@ $(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o
 SOLUTION_TESTS := $(EXERCISES:%=$(BUILD)/tests/solutions/%)
 EXERCISE_TESTS := $(EXERCISES:%=$(BUILD)/tests/exercises/%)
 MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
+# The same as modules, which make test runs in the test host, several to a process.
+MODULES := $(EXERCISES:%=$(BUILD)/modules/solutions/%.so) $(EXERCISES:%=$(BUILD)/modules/exercises/%.so) \
+    $(MUTANTS:%=$(BUILD)/modules/mutants/%.so)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(dir $(CHAPTER_PROGRAMS))))
@@ -163,7 +192,7 @@ course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
 
 # Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
 SELFTEST_FIXTURES := $(patsubst %.c,$(BUILD)/%,$(wildcard selftest/fixtures/*.c))
-selftest-build: course-build $(EXERCISE_TESTS) $(MUTANT_TESTS) $(SELFTEST_FIXTURES)
+selftest-build: course-build $(EXERCISE_TESTS) $(MUTANT_TESTS) $(SELFTEST_FIXTURES) $(TEST_HOST) $(MODULES)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.

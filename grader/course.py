@@ -9,8 +9,10 @@ test objects from the Makefile's own rules.
 A submission's exercise is built in a folder of its own, the "view": links to
 the course's Makefile, mk/, common/, harness/ and tests/, the exercise's
 headers, copies of the course's built objects, and the student's file where
-the learner's would be. `make` run there builds the test program with the very
-rule `make check` uses.
+the learner's would be. `make` run there compiles the student's file with the
+very rule `make check` uses, and links it with the exercise's tests into a
+module of the test host (build/tests/host), which runs all of a student's
+exercises in one process.
 """
 
 import glob
@@ -91,7 +93,8 @@ class Course:
                      for name in ("libharness.a", "libcommon.a")]
         test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]
         renderer = os.path.join(self.build, "tools", "report_block")  # the report's blocks
-        run = self.make(*(libraries + test_objects + [renderer]))
+        host = os.path.join(self.build, "tests", "host")  # runs a student's exercise modules
+        run = self.make(*(libraries + test_objects + [renderer, host]))
         if run.returncode != 0:
             raise CourseError("the course's own harness and tests did not build:\n" + run.stdout)
         # Rubric programs: the course's stubs, or where a stub does not build, its solution.
@@ -189,8 +192,9 @@ class Course:
     def object_target(self, exercise_id):
         return os.path.join(self.build, "obj", "exercises", exercise_id + ".o")
 
-    def program_target(self, exercise_id):
-        return os.path.join(self.build, "tests", "exercises", exercise_id)
+    def module_target(self, exercise_id):
+        """The exercise's tests and the student's file as a module of the test host."""
+        return os.path.join(self.build, "modules", "exercises", exercise_id + ".so")
 
 
 def clean_make_env(extra=None):

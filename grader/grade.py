@@ -20,7 +20,6 @@ Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
 """
 
 import argparse
-import collections
 import concurrent.futures
 import fcntl
 import json
@@ -101,6 +100,14 @@ class Grader:
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
+        # The test host, which loads a student's exercises (harness/runner.c), where the
+        # uids that run them can read it.
+        host_folder = os.path.join(self.scratch, "host")
+        os.makedirs(host_folder)
+        os.chmod(host_folder, 0o755)
+        self.host = os.path.join(host_folder, "test-host")
+        shutil.copy(self.course.built("tests", "host"), self.host)
+        os.chmod(self.host, 0o755)
         self.confinement = sandbox.probe(self.scratch, protected, self._trial,
                                          self.course.libraries(), self.args.trust_submissions)
         return exercises
@@ -117,9 +124,10 @@ class Grader:
             return "the course's own %s did not build in it (%s)" % (
                 exercise.id, " ".join(build.details[:3]) or build.status)
         run_dir = self._run_dir(folder, 0)
-        run = confinement.run([build.program, "--rubric"], run_dir, self._run_env(run_dir, ""),
-                              60, sandbox.Limits(60, 1 << 20, self._processes()),
-                              self._worker_uid(0), visible=[folder])
+        run = confinement.run([self.host, "--module", build.program, "--rubric"], run_dir,
+                              self._run_env(run_dir, ""), 60,
+                              sandbox.Limits(60, 1 << 20, self._processes()),
+                              self._worker_uid(0), visible=[folder, os.path.dirname(self.host)])
         if run.returncode != 0:
             return "a test program did not start in it (%s)" % run.output.decode(
                 errors="replace").strip()[:200]
@@ -201,12 +209,12 @@ class Grader:
                 return Build("rejected", reasons)
         if not link:
             return Build("built", source=os.path.join(view, relative_source))
-        linked = step(self.course.program_target(exercise.id))
+        linked = step(self.course.module_target(exercise.id))
         if linked.returncode != 0 or linked.timed_out:
             errors = compiler_errors(linked.output, view).splitlines()[:11]
             return Build("does_not_compile", ["it compiles, but does not link:"] + (
                 errors or last_lines(linked.output, view)))
-        return Build("built", program=os.path.join(view, self.course.program_target(exercise.id)),
+        return Build("built", program=os.path.join(view, self.course.module_target(exercise.id)),
                      source=os.path.join(view, relative_source))
 
     # --- Running one exercise's tests ---------------------------------------------------------
@@ -276,40 +284,72 @@ class Grader:
             self._memory_shares[gpu] = share if total else DEFAULT_MEMORY_SHARE_MB
         return self._memory_shares[gpu]
 
-    def run_tests(self, folder, exercise, build, slot, seconds_left, lane=0):
+    def run_tests(self, built, slot, seconds_left, lane=0):
+        """The tests of a student's built exercises, [(exercise, folder, Build)], in one test
+        host (harness/runner.c), which runs them one after another in one CUDA context where
+        they let it: {exercise id: Outcome}."""
         gpu = self.gpus[slot]
-        run_dir = self._run_dir(folder, slot, lane)
+        student_folder = os.path.dirname(built[0][1])
+        run_dir = self._run_dir(student_folder, slot, lane)
         # Each test has test_timeout once it has the GPU; waiting for the GPU while the programs
         # beside it hold it (a timed test waits for all of them) is not counted against it.
-        timeout = min(len(exercise.tests) * (self.test_timeout + 30) + 60, seconds_left)
-        limits = sandbox.Limits((len(exercise.tests) + 3) * self.test_timeout + 30, 64 << 20,
+        tests = sum(len(exercise.tests) for exercise, _, _ in built)
+        timeout = min(tests * (self.test_timeout + 30) + 60, seconds_left)
+        limits = sandbox.Limits((tests + 3 * len(built)) * self.test_timeout + 30, 64 << 20,
                                 self._processes())
-        run = self.confinement.run([build.program, "--source", build.source, "--no-color"],
-                                   run_dir, self._run_env(run_dir, gpu), timeout, limits,
-                                   self._worker_uid(slot, lane), result_channel=True,
+        command = [self.host, "--no-color"]
+        for _, _, build in built:
+            command += ["--module", build.program, "--source", build.source]
+        started = time.monotonic()
+        run = self.confinement.run(command, run_dir, self._run_env(run_dir, gpu), timeout,
+                                   limits, self._worker_uid(slot, lane), result_channel=True,
                                    sweep=True,
-                                   # its build, and the GPU's lock files it opens read-only
-                                   visible=[folder, self._locks_folder()])
-        record = parse_record(run.channel, exercise)
-        # The tests' output goes to the runner, which counts it; what the program itself
-        # printed past the runner, the sandbox counts.
-        printed = max(run.output_bytes, record.get("printed_bytes", 0) if record else 0)
-        note = ""
-        if printed > LOUD_OUTPUT:
-            note = ("the code printed %.1f MiB while its tests ran; the grader keeps none of it"
-                    % (printed / (1 << 20)))
-        if record is None:
-            if run.timed_out:
-                why = ("the tests did not finish within %d s, the time allowed for all %d of "
-                       "them: the code hangs or is far too slow" % (timeout, len(exercise.tests)))
-                return results.Outcome(exercise, "timed_out", details=[why], note=note)
-            return results.Outcome(exercise, "no_report", details=[
-                "the test program stopped before it reported its results (exit status %s): the "
-                "code under test broke the program itself" % run.returncode], note=note)
-        if record["status"] == "no_gpu":
-            return results.Outcome(exercise, "not_run", details=[
-                "the test program found no CUDA device (%s)" % record.get("note", "")])
-        return results.Outcome(exercise, record["status"], tests=record["tests"], note=note)
+                                   # its builds, the host, and the GPU's lock files it opens
+                                   # read-only
+                                   visible=[student_folder, os.path.dirname(self.host),
+                                            self._locks_folder()])
+        records = parse_records(run.channel, [exercise for exercise, _, _ in built])
+        outcomes = {}
+        unaccounted = time.monotonic() - started
+        for exercise, _, _ in built:
+            record = records.get(exercise.id)
+            if record is not None:
+                unaccounted -= record["seconds"]
+        for exercise, _, _ in built:
+            record = records.get(exercise.id)
+            # The tests' output goes to the runner, which counts it; what the program itself
+            # printed past the runner, the sandbox counts.
+            printed = record["printed_bytes"] if record else run.output_bytes
+            note = ""
+            if printed > LOUD_OUTPUT:
+                note = ("the code printed %.1f MiB while its tests ran; the grader keeps none "
+                        "of it" % (printed / (1 << 20)))
+            if record is None:
+                if run.timed_out:
+                    outcome = results.Outcome(exercise, "timed_out", details=[
+                        "the tests did not finish within %d s, the time allowed for all %d "
+                        "tests of the student's exercises: the code hangs or is far too slow"
+                        % (timeout, tests)], note=note)
+                else:
+                    outcome = results.Outcome(exercise, "no_report", details=[
+                        "the test program stopped before it reported these results (exit "
+                        "status %s): the code under test broke the program itself"
+                        % run.returncode], note=note)
+            elif record["status"] == "no_gpu":
+                outcome = results.Outcome(exercise, "not_run", details=[
+                    "the test program found no CUDA device (%s)" % record.get("note", "")])
+            elif record["status"] == "unloadable":
+                outcome = results.Outcome(exercise, "does_not_compile", details=[
+                    "it compiles, but the test program could not load it:",
+                    record.get("note", "")])
+            else:
+                outcome = results.Outcome(exercise, record["status"], tests=record["tests"],
+                                          note=note)
+            # The host's own start (its CUDA context) is shared out evenly.
+            outcome.seconds = {"tests": round((record["seconds"] if record else 0)
+                                              + max(unaccounted, 0) / len(built), 2)}
+            outcomes[exercise.id] = outcome
+        return outcomes
 
     # --- One student --------------------------------------------------------------------------
 
@@ -334,31 +374,35 @@ class Grader:
             built.append((exercise, folder, build))
         return built, started
 
-    def run_exercise(self, exercise, folder, build, started, slot, lane=0):
-        """One built exercise's tests on GPU `slot` (None: no GPU), in lane `lane`; `started`
-        is when its student's grading began, which the student's time limit counts from."""
+    def run_student(self, built, started, slot, lane=0):
+        """A student's built exercises on GPU `slot` (None: no GPU), in lane `lane`: {exercise
+        id: Outcome}. `started` is when the student's grading began, which the student's time
+        limit counts from."""
         seconds_left = self.args.student_timeout - (time.monotonic() - started)
-        run_started = time.monotonic()
         if self.stop.is_set():
-            outcome = results.Outcome(exercise, "not_run", details=["grading was interrupted"])
+            why = ("not_run", "grading was interrupted")
         elif slot is None:
-            outcome = results.Outcome(exercise, "not_run", details=[
-                "there is no CUDA device on the grading machine (%s)" % self.gpu_note])
+            why = ("not_run", "there is no CUDA device on the grading machine (%s)"
+                   % self.gpu_note)
         elif seconds_left < 10:
-            outcome = results.Outcome(exercise, "timed_out", details=[
-                "the student's time limit (%d s) ran out before these tests could run"
-                % self.args.student_timeout])
+            why = ("timed_out", "the student's time limit (%d s) ran out before these tests "
+                   "could run" % self.args.student_timeout)
         else:
-            outcome = self.run_tests(folder, exercise, build, slot, seconds_left, lane)
-        outcome.seconds = {"build": round(build.seconds, 2),
-                           "tests": round(time.monotonic() - run_started, 2)}
-        return outcome
+            why = None
+        if why:
+            outcomes = {exercise.id: results.Outcome(exercise, why[0], details=[why[1]])
+                        for exercise, _, _ in built}
+        else:
+            outcomes = self.run_tests(built, slot, seconds_left, lane)
+        for exercise, _, build in built:
+            outcomes[exercise.id].seconds = dict(outcomes[exercise.id].seconds or {"tests": 0},
+                                                 build=round(build.seconds, 2))
+        return outcomes
 
 
 class StudentRun:
-    """A student being graded: its built exercises, each run as a task of its own by whichever
-    lane is free (so that one student's many exercises keep every lane busy, not one), and the
-    record once the last of them is done."""
+    """A student being graded: its built exercises, run together by whichever lane is free, in
+    one test host (one CUDA context where the code lets it), and its record."""
 
     def __init__(self, submission, prepared):
         self.submission = submission
@@ -370,19 +414,14 @@ class StudentRun:
                 outcome = results.Outcome(exercise, build.status, details=build.details)
                 outcome.seconds = {"build": round(build.seconds, 2), "tests": 0}
                 self.outcomes[exercise.id] = outcome
-        self.tasks = [(self, item) for item in self.built if item[2].status == "built"]
-        self.left = len(self.tasks)
-        self.lock = threading.Lock()
+        self.runnable = [item for item in self.built if item[2].status == "built"]
 
-    def task_done(self, exercise, outcome):
-        """Records one exercise's outcome; True when it was the student's last."""
-        with self.lock:
-            if outcome is None:
-                self.failed = True
-            else:
-                self.outcomes[exercise.id] = outcome
-            self.left -= 1
-            return self.left == 0
+    def tests_done(self, outcomes):
+        """Records the outcomes of its exercises' tests; None: a grader error."""
+        if outcomes is None:
+            self.failed = True
+        else:
+            self.outcomes.update(outcomes)
 
     def record(self):
         submission = self.submission
@@ -465,28 +504,59 @@ def last_lines(output, view, count=6):
     return [line for line in text.splitlines() if line.strip()][-count:]
 
 
-def parse_record(channel, exercise):
-    """The runner's record from the result channel, if it is whole and about this exercise."""
-    if not channel:
-        return None
+def parse_records(channel, exercises):
+    """The runner's records from the result channel, one after another: {exercise id: record}
+    for each record that is whole and about one of these exercises."""
+    records, seen = {}, set()
     try:
-        record = json.loads(channel.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        text = channel.decode("utf-8") if channel else ""
+    except UnicodeDecodeError:
+        return records
+    decoder = json.JSONDecoder()
+    at = 0
+    by_id = {exercise.id: exercise for exercise in exercises}
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return records
+        try:
+            record, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return records
+        exercise = by_id.get(record.get("exercise")) if isinstance(record, dict) else None
+        if exercise is None:
+            continue
+        if exercise.id in seen:  # the runner writes one: a second is forged, and so is the first
+            records.pop(exercise.id, None)
+            continue
+        seen.add(exercise.id)
+        record = parse_record(record, exercise)
+        if record is not None:
+            records[exercise.id] = record
+
+
+def parse_record(record, exercise):
+    """One record of the runner's, checked against the exercise's rubric; None if unsound."""
+    if record.get("status") == "unloadable":
+        record["note"] = str(record.get("note", ""))[:2048]
+        record["tests"], record["printed_bytes"] = [], 0
+    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
         return None
-    if not isinstance(record, dict) or record.get("exercise") != exercise.id:
-        return None
-    if record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
-        return None
+    else:
+        by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
+        if set(by_name) != {name for name, _ in exercise.tests}:
+            return None
+        # Points come from the course's rubric; the run says only which tests passed.
+        record["tests"] = [{"name": name, "points": points,
+                            "passed": by_name[name].get("passed") is True,
+                            "message": str(by_name[name].get("message", ""))[:8192]}
+                           for name, points in exercise.tests]
     if not isinstance(record.get("printed_bytes", 0), int):
         record["printed_bytes"] = 0
-    by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
-    if set(by_name) != {name for name, _ in exercise.tests}:
-        return None
-    # Points come from the course's rubric; the run says only which tests passed.
-    record["tests"] = [{"name": name, "points": points,
-                        "passed": by_name[name].get("passed") is True,
-                        "message": str(by_name[name].get("message", ""))[:8192]}
-                       for name, points in exercise.tests]
+    record.setdefault("printed_bytes", 0)
+    seconds = record.get("seconds", 0)
+    record["seconds"] = float(seconds) if isinstance(seconds, (int, float)) else 0.0
     return record
 
 
@@ -640,15 +710,12 @@ def command_grade(args):
 
     started = time.monotonic()
     # PER_GPU test programs at a time on each GPU, each in a lane with a uid of its own. A lane
-    # takes the next student, puts its exercises where any free lane can run them, and runs
-    # them too; the lane that runs a student's last exercise writes its record.
+    # takes the next student, runs its exercises' tests and writes its record.
     slots = [(slot, lane) for slot in range(len(grader.gpus)) for lane in range(args.per_gpu)]
     slots = slots or [(None, 0)]
     ahead = threading.Semaphore(args.jobs + 2 * len(slots))
     order = queue.Queue()
     builders = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
-    tasks = collections.deque()  # (StudentRun, (exercise, folder, build)) ready to run
-    tasks_lock = threading.Lock()
 
     def feed():
         for submission in todo:
@@ -668,19 +735,7 @@ def command_grade(args):
                           ignore_errors=True)
             ahead.release()
 
-    def run_task(task, slot, lane):
-        student, (exercise, folder, build) = task
-        outcome = None
-        try:
-            outcome = grader.run_exercise(exercise, folder, build, student.started, slot, lane)
-        except Exception:  # a grader bug must not cost the other students
-            print("grader error on %s:\n%s" % (student.submission.student,
-                                                 traceback.format_exc()),
-                  file=sys.stderr)
-        if student.task_done(exercise, outcome):
-            finish(student)
-
-    def take_student(item):
+    def take_student(item, slot, lane):
         submission, future = item
         try:
             student = StudentRun(submission, future.result())
@@ -690,30 +745,23 @@ def command_grade(args):
             shutil.rmtree(os.path.join(grader.scratch, submission.student), ignore_errors=True)
             ahead.release()
             return
-        if not student.tasks:
-            finish(student)
-            return
-        with tasks_lock:
-            tasks.extend(student.tasks)
+        if student.runnable:
+            outcomes = None
+            try:
+                outcomes = grader.run_student(student.runnable, student.started, slot, lane)
+            except Exception:  # a grader bug must not cost the other students
+                print("grader error on %s:\n%s" % (student.submission.student,
+                                                     traceback.format_exc()),
+                      file=sys.stderr)
+            student.tests_done(outcomes)
+        finish(student)
 
     def work(slot, lane):
-        students_left = True
         while True:
-            with tasks_lock:
-                task = tasks.popleft() if tasks else None
-            if task is not None:
-                run_task(task, slot, lane)
-            elif not students_left:
-                return  # what is left is running in other lanes
-            else:
-                try:
-                    item = order.get(timeout=0.05)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    students_left = False
-                else:
-                    take_student(item)
+            item = order.get()
+            if item is None:
+                return
+            take_student(item, slot, lane)
 
     threads = [threading.Thread(target=feed, daemon=True)] + [
         threading.Thread(target=work, args=slot, daemon=True) for slot in slots]

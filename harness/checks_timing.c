@@ -16,9 +16,10 @@ bool course_test_is_timed(void);
 
 static void expect_timed_test(void)
 {
-    ck_assert_msg(course_test_is_timed(),
-                  "the course's test times the GPU but is not declared with COURSE_TIMED_TEST, so "
-                  "it may share the GPU with other tests while it measures (a bug in the course)");
+    ck_assert_msg(course_test_is_timed() && harness_gpu_is_alone(),
+                  "the course's test times the GPU outside harness_gpu_alone_begin() and _end() "
+                  "of a COURSE_TIMED_TEST, so it may share the GPU with other tests while it "
+                  "measures (a bug in the course)");
 }
 
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)

@@ -45,8 +45,9 @@ void course_test_begin(void);
 void course_test_end(void);
 
 #define COURSE_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, false)
-/* A test that times the GPU: where tests of several programs share a GPU (make grade), it runs
- * with the GPU to itself, and only such a test may call the harness's timing helpers. */
+/* A test that times the GPU: where tests of several programs share a GPU (make grade), its
+ * measurement runs with the GPU to itself (harness_gpu_alone_begin), and only such a test may
+ * call the harness's timing helpers. */
 #define COURSE_TIMED_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, true)
 
 #define COURSE_TEST_DEFINE(test_name, test_points, timed)                                          \
@@ -173,8 +174,16 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
 void output_capture_begin(void);
 void output_capture_end(char *out, size_t out_size, char *err, size_t err_size);
 
-/* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST
- * only. */
+/* A COURSE_TIMED_TEST's measurement: between harness_gpu_alone_begin() and _end() the test has
+ * the GPU to itself where programs share it (make grade, make test); before and after, while
+ * it allocates, fills and checks its buffers, it shares the GPU like any test. Only the code
+ * in between may time anything. A test that fails in between ends the window with it. */
+void harness_gpu_alone_begin(void);
+void harness_gpu_alone_end(void);
+bool harness_gpu_is_alone(void);
+
+/* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST,
+ * between harness_gpu_alone_begin() and _end(), only. */
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);

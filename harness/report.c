@@ -91,9 +91,10 @@ static void write_json_record(FILE *out, const report_options *options,
     json_write_string(out, status);
     fputs(",\n  \"note\": ", out);
     json_write_string(out, note ? note : "");
-    fprintf(out, ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"printed_bytes\": %zu,\n"
-                 "  \"hint\": ",
-            sum.points, sum.max_points, options->printed_bytes);
+    fprintf(out,
+            ",\n  \"points\": %d,\n  \"max_points\": %d,\n  \"printed_bytes\": %zu,\n"
+            "  \"seconds\": %.2f,\n  \"hint\": ",
+            sum.points, sum.max_points, options->printed_bytes, options->seconds);
     json_write_string(out, options->exercise->hint);
     fputs(",\n  \"tests\": [", out);
     for (int t = 0; t < count; t++) {
@@ -109,7 +110,7 @@ static void write_json_record(FILE *out, const report_options *options,
 
 /* The file is written to a temporary name and renamed, so a reader never sees
  * half a file. The result channel (--result-fd, make grade's) gets the same
- * record and is then closed: the grader reads it to the end. */
+ * record, one exercise's after another; the grader reads them to the channel's end. */
 static void write_json(const report_options *options, const test_outcome *outcomes, int count,
                        const char *status, const char *note)
 {
@@ -128,7 +129,9 @@ static void write_json(const report_options *options, const test_outcome *outcom
         }
     }
     if (options->result_fd >= 0) {
-        FILE *channel = fdopen(options->result_fd, "w");
+        /* A copy of the descriptor, closed after the record: the next exercise's follows. */
+        const int fd = dup(options->result_fd);
+        FILE *channel = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (channel == NULL) {
             perror("the result channel");
             exit(2);
@@ -247,6 +250,14 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
     write_json(options, unrun ? unrun : outcomes, count, "no_gpu", why);
     append_tally(options, "no_gpu", add_up(outcomes, count), count);
     free(unrun);
+}
+
+void report_unloadable(const report_options *options, const char *why)
+{
+    const char *details[] = {"it compiles, but the test program could not load it:", why};
+    report_block(options, NULL, 0, "does_not_compile", details, 2, NULL);
+    write_json(options, NULL, 0, "unloadable", why);
+    append_tally(options, "does_not_compile", add_up(NULL, 0), 0);
 }
 
 /* Text as harness/rubric.awk writes it: a backslash, a tab and a newline escaped. */

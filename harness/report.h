@@ -26,6 +26,7 @@ typedef struct report_options {
     bool verbose;     /* list passing tests too */
     bool not_started; /* every test failed and the file still has its TODO */
     size_t printed_bytes; /* what the code under test printed while the tests ran */
+    double seconds;       /* how long the tests took, workers' starts included */
 } report_options;
 
 /* Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
@@ -43,6 +44,8 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
 void report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
+/* An exercise whose module the test host could not load (status "unloadable" in JSON). */
+void report_unloadable(const report_options *options, const char *why);
 /* The rubric the program was compiled with, in harness/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);

@@ -26,17 +26,31 @@
  * itself not dumpable, so the worker, which runs as the same user, cannot
  * open or trace the judge's memory.
  *
- * Usage: TEST-PROGRAM [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color]
- *                     [--verbose] [--rubric] [--result-fd N]
+ * The same judge and worker also serve several exercises at once. The test host
+ * (build/tests/host: this file, the harness, the course's library, Check and the
+ * CUDA runtime, with every symbol exported) loads exercise modules (an exercise's
+ * tests and a learner's file as a shared object, linked with the same --wrap
+ * flags, so that their CUDA calls reach the harness's wrappers), each named by
+ * --module, before it forks its first worker. The worker then runs one
+ * exercise's tests after another's in one CUDA context, and starts afresh only
+ * where one of them cannot vouch for the next: make grade runs a student's
+ * exercises so, make test the known mistakes.
+ *
+ * Usage: TEST-PROGRAM [OPTION...] [EXERCISE-OPTION...] [--module FILE [EXERCISE-OPTION...]]...
+ *   options: --tally FILE, --color|--no-color, --verbose, --rubric, --result-fd N
+ *   exercise options, for the program's own exercise or the module named before them:
+ *            --source FILE, --json FILE, --report FILE (the block goes there, not to standard
+ *            output), --skip-timed (as COURSE_SKIP_TIMED=1, for this exercise alone)
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
  * COURSE_TEST_TIMEOUT: seconds one test may take (default 20).
  * COURSE_RUNNER_STATS=1: where the time and the workers went, on standard error.
  * COURSE_SKIP_TIMED=1: the timed tests are not run, and fail saying so (the self-test's first
  * look at a known mistake, whose diagnostic usually comes from an untimed test).
  *
- * --result-fd N is make grade's result channel (grader/README.md): the JSON
- * record goes to the inherited descriptor N once every test has finished. Only
- * the judge ever writes it; the worker closes it before it runs anything.
+ * --result-fd N is make grade's result channel (grader/README.md): each
+ * exercise's JSON record goes to the inherited descriptor N once its tests have
+ * finished, one record after another. Only the judge ever writes it; the worker
+ * closes it before it runs anything.
  */
 #define _GNU_SOURCE /* strsignal, pipe2 */
 #include "device_info.h"
@@ -44,6 +58,7 @@
 #include "harness.h"
 #include "report.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -73,41 +88,53 @@
 #define OUTPUT_KEPT 2048 /* bytes of a test's own output kept for its diagnostic */
 #define MESSAGE_LIMIT ((size_t)64 << 10) /* the longest failure message Check takes */
 
-extern const course_exercise course_exercise_info;
+/* The test program's own exercise, where its test file is linked in; the host has none. */
+extern const course_exercise course_exercise_info __attribute__((weak));
 extern bool course_test_completed; /* harness.c */
 void harness_release_buffers(void); /* harness.c */
 
-static struct {
+typedef struct registered_test {
     const TTest *test;
     int points;
     int line;
     bool timed;
-} registered[MAX_TESTS];
-static int registered_count;
-static int running_test = -1; /* in the worker, while a test runs */
+} registered_test;
+
+/* An exercise this program runs: its own, or a module's. */
+typedef struct exercise_entry {
+    const course_exercise *info;
+    registered_test tests[MAX_TESTS];
+    int count;
+    report_options options;
+    const char *report_path; /* --report: where its block goes */
+    bool skip_timed;
+    char unloadable[512]; /* why its module could not be loaded; "" when it was */
+} exercise_entry;
+
+static exercise_entry own_exercise; /* where a linked-in test file's constructors register */
+static exercise_entry *loading = &own_exercise; /* where they register: a module's, while it loads */
+static exercise_entry **entries;
+static int entry_count;
+static const registered_test *running_test; /* in the worker, while a test runs */
 
 void course_register_test(const TTest *test, int points, int line, bool timed)
 {
-    if (registered_count == MAX_TESTS) {
+    if (loading->count == MAX_TESTS) {
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
         exit(2);
     }
-    registered[registered_count].test = test;
-    registered[registered_count].points = points;
-    registered[registered_count].line = line;
-    registered[registered_count].timed = timed;
-    registered_count++;
+    loading->tests[loading->count++] = (registered_test){test, points, line, timed};
 }
 
 bool course_test_is_timed(void)
 {
-    return running_test >= 0 && registered[running_test].timed;
+    return running_test != NULL && running_test->timed;
 }
 
 static int by_line(const void *a, const void *b)
 {
-    const int x = ((const __typeof__(registered[0]) *)a)->line;
-    const int y = ((const __typeof__(registered[0]) *)b)->line;
+    const int x = ((const registered_test *)a)->line;
+    const int y = ((const registered_test *)b)->line;
     return (x > y) - (x < y);
 }
 
@@ -125,7 +152,8 @@ static void sentence_from_name(const char *name, char *sentence, size_t size)
 #define QUIT UINT32_MAX
 
 typedef struct command {
-    uint32_t test; /* index into registered[], or QUIT */
+    uint32_t exercise; /* index into entries[] */
+    uint32_t test;     /* index into its tests[], or QUIT */
     uint64_t nonce;
 } command;
 
@@ -138,8 +166,14 @@ typedef struct hello {
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL };
 
+/* What the worker says during a test: its verdict, at the end; in a timed test, also when its
+ * measurement starts and ends (harness_gpu_alone_begin and _end). */
+enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED };
+
 typedef struct reply {
     uint64_t nonce;
+    uint32_t kind;
+    uint32_t exercise;
     uint32_t test;
     uint32_t verdict;
     uint32_t start_afresh; /* why the worker cannot vouch for the next test; 0: it can */
@@ -206,14 +240,15 @@ __attribute__((format(printf, 1, 2))) static void runner_stat(const char *format
     va_end(args);
 }
 
-/* Runs test t with Check in no-fork mode; its failure message goes in message. */
-static enum verdict run_test(int t, char *message, size_t size)
+/* Runs a test with Check in no-fork mode; its failure message goes in message. */
+static enum verdict run_test(const exercise_entry *e, const registered_test *test, char *message,
+                             size_t size)
 {
     char sentence[256];
-    sentence_from_name(registered[t].test->name, sentence, sizeof sentence);
-    Suite *suite = suite_create(course_exercise_info.id);
+    sentence_from_name(test->test->name, sentence, sizeof sentence);
+    Suite *suite = suite_create(e->info->id);
     TCase *test_case = tcase_create(sentence);
-    tcase_add_test(test_case, registered[t].test);
+    tcase_add_test(test_case, test->test);
     suite_add_tcase(suite, test_case);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
@@ -316,6 +351,53 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_w
     (void)write_all(reply_fd, &h, sizeof h);
 }
 
+/* The test the worker runs, for the messages it sends during it. */
+static struct {
+    int command_fd, reply_fd;
+    bool gpu_shared;
+    command running;
+    bool alone; /* between harness_gpu_alone_begin and _end */
+} in_test = {-1, -1, false, {0, 0, 0}, false};
+
+bool harness_gpu_is_alone(void)
+{
+    return in_test.alone;
+}
+
+/* Where programs share the GPU, the judge takes it alone for the test (after the programs that
+ * hold it now let go) and then says go on; the time it waits is not the test's. */
+void harness_gpu_alone_begin(void)
+{
+    ck_assert_msg(course_test_is_timed(),
+                  "the course's test measures the GPU but is not declared with COURSE_TIMED_TEST "
+                  "(a bug in the course)");
+    if (in_test.alone)
+        return;
+    in_test.alone = true;
+    if (!in_test.gpu_shared)
+        return;
+    fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
+    reply r = {in_test.running.nonce, REPLY_ALONE, in_test.running.exercise,
+               in_test.running.test, 0, 0, 0};
+    command go;
+    if (!write_all(in_test.reply_fd, &r, sizeof r) ||
+        !read_all(in_test.command_fd, &go, sizeof go) || go.nonce != in_test.running.nonce)
+        _exit(0); /* the judge is gone, or confused: it fails the test */
+}
+
+void harness_gpu_alone_end(void)
+{
+    if (!in_test.alone)
+        return;
+    in_test.alone = false;
+    if (!in_test.gpu_shared)
+        return;
+    reply r = {in_test.running.nonce, REPLY_SHARED, in_test.running.exercise,
+               in_test.running.test, 0, 0, 0};
+    if (!write_all(in_test.reply_fd, &r, sizeof r))
+        _exit(0);
+}
+
 static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 {
     worker_state state = {use_cuda, 0, 0, gpu_share_open_lock("COURSE_CONTEXT_LOCK"),
@@ -349,14 +431,17 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
 
     static char message[sizeof(((test_outcome *)0)->message)];
     for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
-        if (c.test >= (uint32_t)registered_count)
+        if (c.exercise >= (uint32_t)entry_count || c.test >= (uint32_t)entries[c.exercise]->count)
             break;
-        running_test = (int)c.test;
-        enum verdict verdict = run_test((int)c.test, message, sizeof message);
-        running_test = -1;
+        const exercise_entry *e = entries[c.exercise];
+        in_test = (__typeof__(in_test)){command_fd, reply_fd, state.gpu_shared, c, false};
+        running_test = &e->tests[c.test];
+        enum verdict verdict = run_test(e, running_test, message, sizeof message);
+        running_test = NULL;
         uint32_t fresh_start = tidy_up(&state, &verdict, message, sizeof message);
         fflush(NULL); /* what the test printed goes out before its verdict */
-        reply r = {c.nonce, c.test, verdict, fresh_start, (uint32_t)strlen(message)};
+        reply r = {c.nonce,      REPLY_VERDICT, c.exercise, c.test,
+                   verdict,      fresh_start,   (uint32_t)strlen(message)};
         if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
             break;
         if (fresh_start)
@@ -515,7 +600,7 @@ static int await(const worker *w, void *buffer, size_t size, double *deadline, b
 static void stop_worker(worker *w, bool ask_first, int *status, captured_output *out)
 {
     if (ask_first) {
-        command quit = {QUIT, 0};
+        command quit = {0, QUIT, 0};
         (void)write_all(w->command_fd, &quit, sizeof quit);
     }
     close(w->command_fd);
@@ -620,12 +705,13 @@ static bool source_is_untouched_stub(const char *path)
     return has_todo;
 }
 
-static void usage(const char *program)
+static _Noreturn void usage(const char *program, const char *problem)
 {
     fprintf(stderr,
-            "usage: %s [--source FILE] [--json FILE] [--tally FILE] [--color|--no-color] "
-            "[--verbose] [--rubric] [--result-fd N]\n",
-            program);
+            "%s%s%susage: %s [--tally FILE] [--color|--no-color] [--verbose] [--rubric] "
+            "[--result-fd N] [EXERCISE-OPTION...] [--module FILE [EXERCISE-OPTION...]]...\n"
+            "  exercise options: --source FILE, --json FILE, --report FILE, --skip-timed\n",
+            problem ? program : "", problem ? ": " : "", problem ? problem : "", program);
     exit(2);
 }
 
@@ -647,19 +733,20 @@ static uint64_t draw_nonce(void)
     return nonce;
 }
 
-/* Runs every test, each in the current worker or, after one could not go on, a new one.
- * Returns false, with the reason in why, when the first worker found no GPU. */
-static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char *why,
-                    size_t why_size)
+static worker the_worker = {0, -1, -1, -1}; /* shared by the exercises, one after another */
+static int workers_started;
+
+/* Runs exercise x's tests, each in the current worker or, after one could not go on, a new
+ * one. Returns false, with the reason in why, when the first worker found no GPU. */
+static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use_cuda, char *why,
+                         size_t why_size)
 {
-    worker w = {0, -1, -1, -1};
-    int workers_started = 0;
-    gpu_share_open();
-    const char *skip = getenv("COURSE_SKIP_TIMED");
-    const bool skip_timed = skip != NULL && strcmp(skip, "1") == 0;
-    for (int t = 0; t < registered_count; t++) {
+    const exercise_entry *e = entries[x];
+    worker w = the_worker;
+    runner_stat("exercise %s (%s)", e->info->id, e->options.source ? e->options.source : "");
+    for (int t = 0; t < e->count; t++) {
         captured_output out = {.length = 0};
-        if (skip_timed && registered[t].timed) {
+        if (e->skip_timed && e->tests[t].timed) {
             outcomes[t].ran = true;
             snprintf(outcomes[t].message, sizeof outcomes[t].message,
                      "not run: COURSE_SKIP_TIMED=1 skips the tests that time the GPU");
@@ -690,8 +777,10 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                     snprintf(why, why_size,
                              "the CUDA runtime %s while looking for a device",
                              got == 0 ? "crashed" : "hung");
-                if (workers_started == 1)
+                if (workers_started == 1) {
+                    the_worker = w;
                     return false;
+                }
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test did not run: its process could not use the GPU (%s)", why);
                 continue;
@@ -699,17 +788,41 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
             out.length = out.dropped = 0;
         }
 
-        command c = {(uint32_t)t, draw_nonce()};
+        command c = {(uint32_t)x, (uint32_t)t, draw_nonce()};
         reply r;
-        /* The test's time starts once it has the GPU: waiting for it is not the test's doing. */
+        /* The test's time starts once it has the GPU: waiting for it is not the test's doing.
+         * Every test shares it at first; a timed test has it alone while it measures. */
         const double waiting = now_s();
-        gpu_share_take(registered[t].timed);
+        gpu_share_take(false);
         const double running = now_s();
-        double deadline = running + timeout;
-        int got = write_all(w.command_fd, &c, sizeof c)
-                      ? await(&w, &r, sizeof r, &deadline, true, &out)
-                      : 0;
-        bool genuine = got == 1 && r.nonce == c.nonce && r.test == c.test &&
+        double deadline = running + timeout, alone_since = 0, alone_s = 0, alone_wait_s = 0;
+        bool alone = false;
+        int got = write_all(w.command_fd, &c, sizeof c) ? 1 : 0;
+        while (got == 1) {
+            got = await(&w, &r, sizeof r, &deadline, true, &out);
+            if (got != 1 || r.nonce != c.nonce || r.kind == REPLY_VERDICT)
+                break;
+            if (r.kind == REPLY_ALONE && !alone && e->tests[t].timed) {
+                const double asked = now_s();
+                gpu_share_give_back();
+                gpu_share_take(true);
+                alone = true;
+                alone_since = now_s();
+                alone_wait_s += alone_since - asked;
+                deadline += alone_since - asked;
+                if (!write_all(w.command_fd, &c, sizeof c))
+                    got = 0;
+            } else if (r.kind == REPLY_SHARED && alone) {
+                alone = false;
+                alone_s += now_s() - alone_since;
+                gpu_share_give_back();
+                gpu_share_take(false);
+            }
+        }
+        if (alone)
+            alone_s += now_s() - alone_since;
+        bool genuine = got == 1 && r.nonce == c.nonce && r.kind == REPLY_VERDICT &&
+                       r.exercise == c.exercise && r.test == c.test &&
                        r.message_length < sizeof outcomes[t].message;
         if (genuine) {
             got = await(&w, outcomes[t].message, r.message_length, &deadline, true, &out);
@@ -743,62 +856,219 @@ static bool run_all(test_outcome *outcomes, double timeout, bool use_cuda, char 
                          "process wrote over the harness's own channel");
         }
         gpu_share_give_back(); /* once the worker is done with it, or gone */
-        runner_stat("test %d%s took %.2f s, after %.2f s waiting for the GPU", t + 1,
-                    registered[t].timed ? " (timed)" : "", now_s() - running, running - waiting);
+        runner_stat("test %d%s took %.2f s (%.2f s of it with the GPU alone), after %.2f s "
+                    "waiting for the GPU",
+                    t + 1, e->tests[t].timed ? " (timed)" : "", now_s() - running - alone_wait_s,
+                    alone_s, running - waiting + alone_wait_s);
         if (!outcomes[t].passed)
             append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
     }
-    if (w.pid != 0) {
-        int status;
-        stop_worker(&w, true, &status, NULL);
-    }
-    runner_stat("%d worker%s for %d tests", workers_started, workers_started == 1 ? "" : "s",
-                registered_count);
+    the_worker = w;
     return true;
+}
+
+/* Loads a module: its tests register as its constructors run. Nothing of it runs in a worker
+ * before the judge asks. */
+static void load_module(exercise_entry *e, const char *path)
+{
+    loading = e;
+    void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    loading = &own_exercise;
+    const course_exercise *info = module ? dlsym(module, "course_exercise_info") : NULL;
+    if (info != NULL) {
+        e->info = info;
+        return;
+    }
+    snprintf(e->unloadable, sizeof e->unloadable, "%s",
+             module ? "it declares no exercise (course_exercise_info)" : dlerror());
+    e->count = 0;
+    /* Its name, for its report: chNN-slug/name.so is exercise chNN-slug/name. */
+    course_exercise *named = calloc(1, sizeof *named);
+    char *id = strdup(path);
+    if (named == NULL || id == NULL) {
+        perror("harness");
+        exit(2);
+    }
+    char *end = strrchr(id, '.');
+    if (end != NULL && strcmp(end, ".so") == 0)
+        *end = '\0';
+    char *last = strrchr(id, '/');
+    if (last != NULL) {
+        *last = '\0';
+        char *before = strrchr(id, '/');
+        *last = '/';
+        named->id = before ? before + 1 : id;
+    } else {
+        named->id = id;
+    }
+    named->title = "";
+    named->hint = "";
+    e->info = named;
+}
+
+static exercise_entry *new_entry(void)
+{
+    exercise_entry **grown = realloc(entries, (size_t)(entry_count + 1) * sizeof *entries);
+    exercise_entry *e = calloc(1, sizeof *e);
+    if (grown == NULL || e == NULL) {
+        perror("harness");
+        exit(2);
+    }
+    entries = grown;
+    entries[entry_count++] = e;
+    return e;
+}
+
+/* Sends standard output to path while an exercise's block is written there (--report). */
+static int report_to(const char *path)
+{
+    if (path == NULL)
+        return -1;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (saved < 0 || fd < 0) {
+        perror(path);
+        exit(2);
+    }
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    return saved;
+}
+
+static void report_back(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+}
+
+/* The outcomes of an exercise's tests, named, before they run. */
+static test_outcome *outcomes_for(const exercise_entry *e)
+{
+    test_outcome *outcomes = calloc((size_t)(e->count ? e->count : 1), sizeof *outcomes);
+    if (outcomes == NULL) {
+        perror("harness");
+        exit(2);
+    }
+    for (int t = 0; t < e->count; t++) {
+        sentence_from_name(e->tests[t].test->name, outcomes[t].sentence,
+                           sizeof outcomes[t].sentence);
+        outcomes[t].points = e->tests[t].points;
+        outcomes[t].timed = e->tests[t].timed;
+    }
+    return outcomes;
+}
+
+/* Runs exercise x and reports it; false when it did not all pass. */
+static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, char *why,
+                           size_t why_size)
+{
+    exercise_entry *e = entries[x];
+    test_outcome *outcomes = outcomes_for(e);
+    const double started = now_s();
+    const int saved = report_to(e->report_path);
+    bool all_passed = false;
+    if (e->unloadable[0] != '\0') {
+        report_unloadable(&e->options, e->unloadable);
+    } else if (*no_gpu || !run_exercise(x, outcomes, timeout, use_cuda, why, why_size)) {
+        *no_gpu = true;
+        report_no_gpu(&e->options, outcomes, e->count, why);
+    } else {
+        all_passed = true;
+        bool none_passed = true;
+        for (int t = 0; t < e->count; t++) {
+            if (!outcomes[t].ran && outcomes[t].message[0] == '\0')
+                snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                         "the test did not run (the test program itself failed)");
+            all_passed &= outcomes[t].passed;
+            none_passed &= !outcomes[t].passed;
+        }
+        e->options.not_started = none_passed && source_is_untouched_stub(e->options.source);
+        e->options.printed_bytes = printed_total;
+        e->options.seconds = now_s() - started;
+        report_results(&e->options, outcomes, e->count);
+    }
+    report_back(saved);
+    printed_total = 0;
+    free(outcomes);
+    return all_passed;
 }
 
 int main(int argc, char **argv)
 {
-    report_options options = {
-        .color = report_color_wanted(), .exercise = &course_exercise_info, .result_fd = -1};
+    report_options shared = {.color = report_color_wanted(), .result_fd = -1};
     bool rubric_only = false;
+    const char *skip = getenv("COURSE_SKIP_TIMED");
+    const bool skip_timed = skip != NULL && strcmp(skip, "1") == 0;
+    if (&course_exercise_info != NULL) {
+        own_exercise.info = &course_exercise_info;
+        entries = malloc(sizeof *entries);
+        if (entries == NULL)
+            return 2;
+        entries[entry_count++] = &own_exercise;
+    }
+    exercise_entry *current = entry_count ? &own_exercise : NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
-        if (strcmp(arg, "--source") == 0 && has_value)
-            options.source = argv[++i];
+        bool per_exercise = strcmp(arg, "--source") == 0 || strcmp(arg, "--json") == 0 ||
+                            strcmp(arg, "--report") == 0 || strcmp(arg, "--skip-timed") == 0;
+        if (per_exercise && current == NULL)
+            usage(argv[0], "an exercise option before any --module");
+        if (strcmp(arg, "--module") == 0 && has_value) {
+            current = new_entry();
+            load_module(current, argv[++i]);
+        } else if (strcmp(arg, "--source") == 0 && has_value)
+            current->options.source = argv[++i];
         else if (strcmp(arg, "--json") == 0 && has_value)
-            options.json_path = argv[++i];
+            current->options.json_path = argv[++i];
+        else if (strcmp(arg, "--report") == 0 && has_value)
+            current->report_path = argv[++i];
+        else if (strcmp(arg, "--skip-timed") == 0)
+            current->skip_timed = true;
         else if (strcmp(arg, "--tally") == 0 && has_value)
-            options.tally_path = argv[++i];
+            shared.tally_path = argv[++i];
         else if (strcmp(arg, "--color") == 0)
-            options.color = true;
+            shared.color = true;
         else if (strcmp(arg, "--no-color") == 0)
-            options.color = false;
+            shared.color = false;
         else if (strcmp(arg, "--verbose") == 0)
-            options.verbose = true;
+            shared.verbose = true;
         else if (strcmp(arg, "--rubric") == 0)
             rubric_only = true;
         else if (strcmp(arg, "--result-fd") == 0 && has_value) {
-            result_fd = options.result_fd = parse_result_fd(argv[++i]);
+            result_fd = shared.result_fd = parse_result_fd(argv[++i]);
             if (result_fd < 0) {
                 fprintf(stderr, "%s: --result-fd needs an open descriptor above 2\n", argv[0]);
                 exit(2);
             }
         } else
-            usage(argv[0]);
+            usage(argv[0], NULL);
     }
+    if (entry_count == 0)
+        usage(argv[0], "no exercise: name one with --module");
 
-    qsort(registered, (size_t)registered_count, sizeof registered[0], by_line);
-    static test_outcome outcomes[MAX_TESTS];
-    for (int t = 0; t < registered_count; t++) {
-        sentence_from_name(registered[t].test->name, outcomes[t].sentence,
-                           sizeof outcomes[t].sentence);
-        outcomes[t].points = registered[t].points;
-        outcomes[t].timed = registered[t].timed;
+    for (int x = 0; x < entry_count; x++) {
+        exercise_entry *e = entries[x];
+        qsort(e->tests, (size_t)e->count, sizeof e->tests[0], by_line);
+        report_options own = e->options;
+        e->options = shared;
+        e->options.exercise = e->info;
+        e->options.source = own.source;
+        e->options.json_path = own.json_path;
+        e->skip_timed |= skip_timed;
     }
     if (rubric_only) {
-        report_rubric(&options, outcomes, registered_count);
+        for (int x = 0; x < entry_count; x++) {
+            test_outcome *outcomes = outcomes_for(entries[x]);
+            const int saved = report_to(entries[x]->report_path);
+            report_rubric(&entries[x]->options, outcomes, entries[x]->count);
+            report_back(saved);
+            free(outcomes);
+        }
         return 0;
     }
 
@@ -807,23 +1077,19 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);  /* a worker that died mid-test is noticed by its pipe's end */
     /* The harness's own self-test runs tests that never touch CUDA, GPU or not. */
     bool use_cuda = getenv("COURSE_SKIP_GPU_PROBE") == NULL;
-    char why[256];
-    if (!run_all(outcomes, timeout, use_cuda, why, sizeof why)) {
-        report_no_gpu(&options, outcomes, registered_count, why);
-        return EXIT_NO_GPU;
+    gpu_share_open();
+    char why[256] = "";
+    bool no_gpu = false, all_passed = true;
+    int tests = 0;
+    for (int x = 0; x < entry_count; x++) {
+        all_passed &= run_and_report(x, timeout, use_cuda, &no_gpu, why, sizeof why);
+        tests += entries[x]->count;
     }
-
-    bool all_passed = true;
-    bool none_passed = true;
-    for (int t = 0; t < registered_count; t++) {
-        if (!outcomes[t].ran && outcomes[t].message[0] == '\0')
-            snprintf(outcomes[t].message, sizeof outcomes[t].message,
-                     "the test did not run (the test program itself failed)");
-        all_passed &= outcomes[t].passed;
-        none_passed &= !outcomes[t].passed;
+    if (the_worker.pid != 0) {
+        int status;
+        stop_worker(&the_worker, true, &status, NULL);
     }
-    options.not_started = none_passed && source_is_untouched_stub(options.source);
-    options.printed_bytes = printed_total;
-    report_results(&options, outcomes, registered_count);
-    return all_passed ? 0 : 1;
+    runner_stat("%d worker%s for %d tests", workers_started, workers_started == 1 ? "" : "s",
+                tests);
+    return no_gpu ? EXIT_NO_GPU : all_passed ? 0 : 1;
 }

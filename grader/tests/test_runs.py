@@ -80,7 +80,7 @@ class Runs(unittest.TestCase):
                                    sandbox.Limits(30, 1 << 20, 256 if self.uid else None),
                                    self.uid, result_channel=True, sweep=True,
                                    visible=[self.scratch])
-        return run, grade.parse_record(run.channel, exercise)
+        return run, grade.parse_records(run.channel, [exercise]).get(exercise.id)
 
     def test_the_runners_record_arrives_and_bad_tests_fail_alone(self):
         run, record = self.run_fixture("harness_behaviour")

@@ -51,14 +51,16 @@ else
 fi
 rm -rf "$order_copy"
 
-# Every test program (solutions, stubs, mutants), built by run.sh, is run side by side, as many
-# as there are CPUs: the tests that time the GPU take it alone through the runner's lock
-# (harness/runner.c), which run.sh shares among its sections. The results are then read in order.
+# Every exercise module (solutions, stubs, mutants), built by run.sh, is run in the test host
+# (build/tests/host, harness/runner.c), several modules to a host and as many hosts side by side
+# as there are CPUs: a host runs its modules one after another in one CUDA context, and starts a
+# fresh process only after a test that crashed, hung, exited or poisoned it. The tests that time
+# the GPU take it alone through the runner's lock, which run.sh shares among its sections. The
+# results are then read in order, from each module's report and JSON record.
 exercises=$($MAKE -s --no-print-directory list-exercises)
 mutants=$($MAKE -s --no-print-directory list-mutants)
 if need_gpu "the exercises against their solutions, stubs and mutants"; then
-    # Longest first, so that the slowest do not start last and hold the section up: in the
-    # order of their times in the last run where there was one, else the later chapters first
+    # Each module's time in the last run, where there was one; else later chapters first
     # (streams and threads run longest), each exercise's solution and mistakes, then the stubs,
     # which fail at once.
     programs=() stubs=()
@@ -70,38 +72,47 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         stubs+=("exercises/$exercise")
     done
     programs+=("${stubs[@]}")
-    if [[ -s $results_dir/times ]]; then
-        mapfile -t programs < <(printf '%s\n' "${programs[@]}" |
-            awk 'NR == FNR { took[$2] = $1; next }
-                 { print ($0 in took ? took[$0] : 1e9), FNR, $0 }' "$results_dir/times" - |
-            sort -k1,1gr -k2,2n | cut -d' ' -f3)
-    fi
-    # run_batch SKIP PROGRAM...: runs them side by side, nproc at a time; with SKIP 1, known
-    # mistakes without their timed tests (COURSE_SKIP_TIMED), which have the GPU to themselves
-    # one at a time and, failing, try again: most mistakes show in an untimed test. Those that
-    # did not show their diagnostic that way are run again whole, below. A mistake that shows
-    # only where streams run beside the host (expect-on-gpu), often in a timed test, is run
-    # whole at once.
+    # run_batch SKIP PROGRAM...: runs them in nproc hosts side by side, shared out so that each
+    # host has about as much to do (the longest first, each to the host with the least so far);
+    # with SKIP 1, known mistakes without their timed tests (--skip-timed), which have the GPU
+    # to themselves one at a time and, failing, try again: most mistakes show in an untimed
+    # test. Those that did not show their diagnostic that way are run again whole, below. A
+    # mistake that shows only where streams run beside the host (expect-on-gpu), often in a
+    # timed test, is run whole at once.
     run_batch() {
-        local skip_timed=$1 program name
+        local skip_timed=$1 program name host hosts=$(nproc) line
         shift
-        for program in "$@"; do
-            [[ -x build/tests/$program ]] || continue
-            wait_for_a_place "$(nproc)"
+        local -a shares=()
+        while read -r host program; do
             name=${program//\//_}
-            (started=$EPOCHREALTIME
-             NO_COLOR=1 \
-                COURSE_SKIP_TIMED=$([[ $program == mutants/* ]] &&
-                    ! grep -q '^ \* expect-on-gpu: ' "$program.c" && echo "$skip_timed") \
-                COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} \
-                "build/tests/$program" --source "$program.c" --json "$results_dir/$name.json" \
-                >"$results_dir/$name.out" 2>&1
-             echo $? >"$results_dir/$name.status"
-             echo "$(seconds_since "$started") $program" >>"$results_dir/times") &
+            rm -f "$results_dir/$name.json"
+            shares[host]+=" --module build/modules/$program.so --source $program.c"
+            shares[host]+=" --json $results_dir/$name.json --report $results_dir/$name.out"
+            [[ $skip_timed == 1 && $program == mutants/* ]] &&
+                ! grep -q '^ \* expect-on-gpu: ' "$program.c" && shares[host]+=" --skip-timed"
+        done < <(for program in "$@"; do
+                     [[ -e build/modules/$program.so ]] && echo "$program"
+                 done |
+                 awk 'FILENAME == ARGV[1] { took[$2] = $1; next }
+                      { print ($0 in took ? took[$0] : 1e9 - FNR), $0 }' \
+                     "$results_dir/times" - | sort -k1,1gr |
+                 awk -v hosts="$hosts" '{ h = 0
+                      for (i = 1; i < hosts; i++) if (load[i] < load[h]) h = i
+                      load[h] += ($1 >= 1e8 ? 1 : $1); print h, $2 }')
+        for host in "${!shares[@]}"; do
+            # shellcheck disable=SC2086 # the modules' options, split at spaces
+            NO_COLOR=1 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} build/tests/host ${shares[host]} \
+                >"$results_dir/host-$skip_timed-$host.log" 2>&1 &
         done
         wait
+        for program in "$@"; do
+            name=${program//\//_}
+            line=$(sed -n 's/^  "seconds": \([0-9.]*\),$/\1/p' "$results_dir/$name.json" 2>/dev/null)
+            [[ -n $line ]] && echo "$line $program" >>"$results_dir/times.new"
+        done
     }
-    rm -f "$results_dir/times"
+    touch "$results_dir/times"
+    rm -f "$results_dir/times.new" "$results_dir"/host-*.log
     batch_started=$EPOCHREALTIME
     run_batch 1 "${programs[@]}"
     first_batch_seconds=$(seconds_since "$batch_started")
@@ -109,28 +120,29 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
         expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.c" | head -n 1)
-        if [[ $(cat "$results_dir/$name.status" 2>/dev/null) != 1 || -z $expected ]] ||
-           ! grep -qF -- "$expected" "$results_dir/$name.out"; then
+        if ! grep -q '"status": "failed"' "$results_dir/$name.json" 2>/dev/null ||
+           [[ -z $expected ]] || ! grep -qF -- "$expected" "$results_dir/$name.out"; then
             again+=("mutants/$mutant")
         fi
     done
     batch_started=$EPOCHREALTIME
     run_batch 0 "${again[@]}"
+    mv "$results_dir/times.new" "$results_dir/times"
     echo "  (known mistakes run again with their timed tests: ${#again[@]} of $(wc -w <<<"$mutants"))"
     # SELFTEST_TIMES=1: where this section's time went, and the processes (CUDA contexts) it took.
     if [[ ${SELFTEST_TIMES:-} == 1 ]]; then
-        workers=$(cat "$results_dir"/*.out | sed -n 's/^runner: \([0-9]*\) workers\{0,1\} for.*/\1/p' |
+        workers=$(cat "$results_dir"/host-*.log | sed -n 's/^runner: \([0-9]*\) workers\{0,1\} for.*/\1/p' |
                   awk '{ n += $1 } END { print n + 0 }')
-        printf '  (running %d programs: %.1f s, then %d again: %.1f s; %d workers)\n' \
+        printf '  (running %d modules: %.1f s, then %d again: %.1f s; %d workers)\n' \
             "${#programs[@]}" "$first_batch_seconds" "${#again[@]}" \
             "$(seconds_since "$batch_started")" "$workers"
         sed -n 's/^runner: worker .*(\([0-9.]*\) s waiting for a turn .*, \([0-9.]*\) s making it)/\1 \2/p' \
-            "$results_dir"/*.out |
+            "$results_dir"/host-*.log |
             awk '{ n++; wait += $1; make += $2 }
                  END { if (n) printf "  (a context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
-        echo "  (the slowest programs, in seconds:)"
+        echo "  (the slowest modules, in seconds:)"
         sort -rn "$results_dir/times" | head -n 12 | sed 's/^/      /'
-        grep -h "^runner: a fresh worker" "$results_dir"/*.out | sed 's/.*: //' | sort | uniq -c |
+        grep -h "^runner: a fresh worker" "$results_dir"/host-*.log | sed 's/.*: //' | sort | uniq -c |
             sed 's/^/      fresh workers: /'
     fi
 fi
@@ -144,17 +156,24 @@ failed_untimed_tests() {
         grep -vxF -f <(printf '%s\n' "$timed")
 }
 
-# run_tests PROGRAM: what its run left: output, status and json_text.
+# run_tests PROGRAM: what its run left: output (its report), json_text and status, the exit
+# status its own test program would have had (0 all passed, 1 some failed).
 run_tests() {
     local name=${1//\//_}
     output=$(cat "$results_dir/$name.out" 2>/dev/null)
-    status=$(cat "$results_dir/$name.status" 2>/dev/null || echo "not run")
     json_text=$(cat "$results_dir/$name.json" 2>/dev/null)
+    case $(sed -n 's/^  "status": "\(.*\)",$/\1/p' <<<"$json_text") in
+        passed) status=0 ;;
+        failed | not_started) status=1 ;;
+        no_gpu) status=77 ;;
+        *) status=99 # not reported: what the hosts said last
+           output+=$'\nnot reported; the test hosts ended with:\n'$(tail -q -n 3 "$results_dir"/host-*.log) ;;
+    esac
 }
 
 for exercise in $exercises; do
     [[ -n ${gpu_present:-} ]] || continue
-    build "build/tests/solutions/$exercise" "build/tests/exercises/$exercise" || continue
+    build "build/modules/solutions/$exercise.so" "build/modules/exercises/$exercise.so" || continue
 
     run_tests "solutions/$exercise"
     tests=$(grep -c '"name"' <<<"$json_text")
@@ -188,7 +207,7 @@ for exercise in $exercises; do
             continue
         fi
         expected=${expected:-$expected_on_gpu}
-        build "build/tests/mutants/$mutant" || continue
+        build "build/modules/mutants/$mutant.so" || continue
         run_tests "mutants/$mutant"
         if [[ $status -eq 1 ]] && grep -qF -- "$expected" <<<"$output"; then
             pass "mutant $mutant fails with \"$expected\""

@@ -335,6 +335,7 @@ COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cud
     unsigned char *h_staging = harness_pinned_alloc(SPEED_CHUNK);
     unsigned char *d_dst = harness_device_alloc(SPEED_BYTES);
     double staged_ms[SPEED_RUNS], plain_ms[SPEED_RUNS];
+    harness_gpu_alone_begin();
     for (int run = 0; run < SPEED_RUNS; run++) {
         poison_device(d_dst, SPEED_BYTES);
         double started = host_clock_ms();
@@ -350,6 +351,7 @@ COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cud
                       "staged_copy_to_device(d_dst, h_src, 256 MiB, h_staging, 8 MiB) returned %s",
                       error_text(err));
     }
+    harness_gpu_alone_end();
     unsigned char *h_got = harness_host_alloc(SPEED_BYTES);
     harness_copy(h_got, d_dst, SPEED_BYTES, cudaMemcpyDeviceToHost);
     expect_bytes_arrived(h_got, h_src, SPEED_BYTES, 1, "d_dst (256 MiB in 8 MiB chunks)");
