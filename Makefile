@@ -126,6 +126,9 @@ $(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%
 $(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/tests/%.o
 	@mkdir -p $(@D)
 	$(LINK_MODULE)
+$(BUILD)/modules/selftest/fixtures/%.so: $(BUILD)/obj/selftest/fixtures/%.o
+	@mkdir -p $(@D)
+	$(LINK_MODULE)
 define MUTANT_MODULE_RULE
 $(BUILD)/modules/mutants/$(1).so: $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(firstword $(subst --, ,$(1))).o
 	@mkdir -p $$(@D)
@@ -191,7 +194,8 @@ all: prerequisites
 course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
 
 # Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
-SELFTEST_FIXTURES := $(patsubst %.c,$(BUILD)/%,$(wildcard selftest/fixtures/*.c))
+SELFTEST_FIXTURES := $(patsubst %.c,$(BUILD)/%,$(wildcard selftest/fixtures/*.c)) \
+    $(BUILD)/modules/selftest/fixtures/harness_behaviour.so
 selftest-build: course-build $(EXERCISE_TESTS) $(MUTANT_TESTS) $(SELFTEST_FIXTURES) $(TEST_HOST) $(MODULES)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)

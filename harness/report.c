@@ -209,7 +209,7 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
         }
     }
     static const char *const no_hint[] = {"passed", "not_started", "not_run", "missing", NULL};
-    if (!one_of(status, no_hint)) {
+    if (!one_of(status, no_hint) && options->exercise->hint[0] != '\0') {
         printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
         print_indented(options->exercise->hint, "            ");
     }

@@ -41,6 +41,38 @@ if build "$fixture"; then
     done
 fi
 
+# The test host runs several exercises in one process, one after another: the same fixture
+# twice, then a module that is not there. The second run of the fixture fares as the first did,
+# after the first's crash, hang and exit(0); the missing module is reported as not loaded, and
+# the others still are.
+module=build/modules/selftest/fixtures/harness_behaviour.so
+if build build/tests/host "$module"; then
+    host_run=$(mktemp -d)
+    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 build/tests/host \
+        --tally "$host_run/tally" --module "$module" --json "$host_run/1.json" \
+        --module "$module" --report "$host_run/2.out" --json "$host_run/2.json" \
+        --module "$host_run/no_such_exercise.so" 2>&1)
+    status=$?
+    check="the test host runs a fixture twice in one process, the second as the first, and says which module it could not load"
+    if [[ $status -eq 1 && $(cut -f2- "$host_run/tally") == $'failed\t2\t6\t3\t7\nfailed\t2\t6\t3\t7\ndoes_not_compile\t0\t0\t0\t0' ]] &&
+       cmp -s <(sed '/"seconds": /d; s/"message": .*//' "$host_run/1.json") \
+              <(sed '/"seconds": /d; s/"message": .*//' "$host_run/2.json") &&
+       [[ $(grep -c "called exit(0)" "$host_run/2.out") == 1 &&
+          $(grep -c "called exit(0)" <<<"$output") == 1 ]] &&
+       grep -q "could not load it" <<<"$output" && grep -q "no_such_exercise.so" <<<"$output"; then
+        pass "$check"
+    else
+        fail "$check (exit $status)" "$output$(echo; cat "$host_run/tally" "$host_run/2.out")"
+    fi
+    output=$(build/tests/host --source x.c 2>&1)
+    if [[ $? -eq 2 && $output == *"an exercise option before any --module"* ]]; then
+        pass "the test host refuses an exercise's option that names no module, with exit 2"
+    else
+        fail "the test host refuses an exercise's option that names no module, with exit 2" "$output"
+    fi
+    rm -rf "$host_run"
+fi
+
 # A timed test beside a test that hangs (selftest/fixtures/gpu_turns.c, no GPU needed): the
 # hanging one is stopped while the timed one has the GPU, so the timed one waits a moment, not
 # the other's whole time limit (6 s); the hanging one then ends at its own limit.
