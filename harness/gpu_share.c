@@ -14,12 +14,9 @@
  * it, stops until the timed test is done. So a test that hangs, or a long program, holds up
  * the timed tests beside it for a moment, not for its whole time, and, stopped, cannot disturb
  * their timing either. (Work it had already queued on the GPU goes on: a copy, or at most
- * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) Short: a timed
- * test's measurement (harness_gpu_alone_begin) lasts 0.02 to 0.3 s, and while it waits for the
- * holders to stop, every test that would start waits too. With 0.3 s here, each measurement
- * waited up to that long, and grading 60 students took 16 programs side by side to reach 26 a
- * minute (grader/README.md). */
-#define YIELD_AFTER_S 0.05
+ * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) Short, since
+ * every test that waits for a timed one idles meanwhile: most untimed tests last less. */
+#define YIELD_AFTER_S 0.3
 
 static struct {
     int gpu_lock, turnstile; /* -1 where nobody shares the GPU */
