@@ -6,14 +6,15 @@
     grade.py inspect FILE...           build course files as submissions, run nothing: accepted?
 
 For each student and each exercise: take the exercise's .c file from the
-submission (submissions.py), build the test program from it and the course's
-objects with the course's Makefile in a scratch folder, under a compiler
-launcher that refuses forbidden includes and assembly (course.py,
-compile_guard.py), inspect the object before linking (static_checks.py), run
-the test program confined (sandbox.py) and read its results from the result
-channel, then write the feedback, results.json and the gradebook (results.py).
-Builds run in parallel; test programs run one at a time per GPU, each GPU with
-a worker of its own. grader/README.md has the whole design and its limits.
+submission (submissions.py), build it and the exercise's tests into a module
+of the test host with the course's Makefile in a scratch folder, under a
+compiler launcher that refuses forbidden includes and assembly (course.py,
+compile_guard.py), inspecting the object before linking (static_checks.py).
+Then run the test host confined (sandbox.py) with all of the student's
+modules, read each exercise's results from the result channel, and write the
+feedback, results.json and the gradebook (results.py). Builds run in
+parallel; PER_GPU test hosts, a student each, run side by side on each GPU.
+grader/README.md has the whole design and its limits.
 
 Exit status: 0 every student graded; 1 some not (no GPU, time, a grader error);
 2 the course or the command line is wrong.

@@ -10,10 +10,11 @@
  * learner sees; the number is its points. That is the whole rubric: make check,
  * make grade and the book all read it from here (the test program prints it
  * with --list). An exercise's tests run one after another in one process, which
- * holds one CUDA context for all of them; the runner (runner.c) supervises it
- * from a parent that never touches CUDA, so a crash, a hang, an exit() or a
- * CUDA error that poisons the context in the learner's code fails that test
- * alone, and the next test runs in a fresh process.
+ * holds one CUDA context for all of them (the test host, for make test and make
+ * grade, runs several exercises' tests so, each linked as a module); the runner
+ * (runner.c) supervises it from a parent that never touches CUDA, so a crash, a
+ * hang, an exit() or a CUDA error that poisons the context in the learner's
+ * code fails that test alone, and the next test runs in a fresh process.
  */
 #ifndef COURSE_HARNESS_H
 #define COURSE_HARNESS_H
