@@ -56,10 +56,10 @@ LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
 
 
 class Build:
-    def __init__(self, status, details=None, module=None, source=None):
+    def __init__(self, status, details=None, program=None, source=None):
         self.status = status  # built, missing, does_not_compile, rejected
         self.details = details or []
-        self.module = module  # the test host's module: the exercise's tests and the file
+        self.program = program
         self.source = source
         self.seconds = 0.0  # how long building and inspecting took, for the benchmark
 
@@ -125,7 +125,7 @@ class Grader:
             return "the course's own %s did not build in it (%s)" % (
                 exercise.id, " ".join(build.details[:3]) or build.status)
         run_dir = self._run_dir(folder, 0)
-        run = confinement.run([self.host, "--module", build.module, "--rubric"], run_dir,
+        run = confinement.run([self.host, "--module", build.program, "--rubric"], run_dir,
                               self._run_env(run_dir, ""), 60,
                               sandbox.Limits(60, 1 << 20, self._processes()),
                               self._worker_uid(0), visible=[folder, os.path.dirname(self.host)])
@@ -215,7 +215,7 @@ class Grader:
             errors = compiler_errors(linked.output, view).splitlines()[:11]
             return Build("does_not_compile", ["it compiles, but does not link:"] + (
                 errors or last_lines(linked.output, view)))
-        return Build("built", module=os.path.join(view, self.course.module_target(exercise.id)),
+        return Build("built", program=os.path.join(view, self.course.module_target(exercise.id)),
                      source=os.path.join(view, relative_source))
 
     # --- Running one exercise's tests ---------------------------------------------------------
@@ -300,7 +300,7 @@ class Grader:
                                 self._processes())
         command = [self.host, "--no-color"]
         for _, _, build in built:
-            command += ["--module", build.module, "--source", build.source]
+            command += ["--module", build.program, "--source", build.source]
         started = time.monotonic()
         run = self.confinement.run(command, run_dir, self._run_env(run_dir, gpu), timeout,
                                    limits, self._worker_uid(slot, lane), result_channel=True,
@@ -553,8 +553,9 @@ def parse_record(record, exercise):
                             "passed": by_name[name].get("passed") is True,
                             "message": str(by_name[name].get("message", ""))[:8192]}
                            for name, points in exercise.tests]
-    if not isinstance(record.get("printed_bytes"), int):
+    if not isinstance(record.get("printed_bytes", 0), int):
         record["printed_bytes"] = 0
+    record.setdefault("printed_bytes", 0)
     seconds = record.get("seconds", 0)
     record["seconds"] = float(seconds) if isinstance(seconds, (int, float)) else 0.0
     return record
