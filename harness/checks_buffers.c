@@ -14,9 +14,12 @@ void *harness_pinned_alloc(size_t bytes)
 
 void fill_bytes(void *h_bytes, size_t bytes)
 {
+    /* Byte i is i % 251 (251 is prime and below the poison byte). */
     unsigned char *b = h_bytes;
-    for (size_t i = 0; i < bytes; i++)
-        b[i] = (unsigned char)(i % 251); /* 251 is prime and below the poison byte */
+    const size_t period = bytes < 251 ? bytes : 251;
+    for (size_t i = 0; i < period; i++)
+        b[i] = (unsigned char)i;
+    repeat_period(h_bytes, period, bytes);
 }
 
 /* Elements as the learner thinks of them: bytes of some size, or floats. */

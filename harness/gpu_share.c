@@ -16,7 +16,7 @@
  * their timing either. (Work it had already queued on the GPU goes on: a copy, or at most
  * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) Short, since
  * every test that waits for a timed one idles meanwhile: most untimed tests last less. */
-#define YIELD_AFTER_S 0.3
+#define YIELD_AFTER_S 0.05
 
 static struct {
     int gpu_lock, turnstile; /* -1 where nobody shares the GPU */

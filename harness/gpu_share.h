@@ -33,7 +33,7 @@ bool gpu_share_should_yield(void);
  * and lets the group go on. Returns the seconds it was stopped. */
 double gpu_share_yield(pid_t group);
 
-#define GPU_SHARE_CHECK_S 0.05
+#define GPU_SHARE_CHECK_S 0.02
 
 /* The file a variable names, opened for flock; -1 where it names none. */
 int gpu_share_open_lock(const char *variable);

@@ -78,8 +78,10 @@ void *harness_host_alloc(size_t bytes);   /* host memory; fails the test if out 
 void *harness_device_alloc(size_t bytes); /* device memory */
 void harness_host_free(void *h_buffer);   /* early, for a large buffer */
 void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
-/* Recognisable values: element i is 1 + i / 4 (exact in float for the sizes used here). */
+/* Recognisable values: element i is 1 + (i % 2^22) / 4, exact in a float. */
 void fill_floats(float *h_values, size_t n);
+/* Copies the first `period` bytes of buffer over the rest of its `bytes`, period after period. */
+void repeat_period(void *buffer, size_t period, size_t bytes);
 
 /* Fails the test, in the learner's terms, unless got[0..n) equals want[0..n).
  * `what` names the buffer ("the floats copied back"). The message tells how

@@ -375,6 +375,7 @@ void harness_gpu_alone_begin(void)
     if (in_test.alone)
         return;
     in_test.alone = true;
+    pinned_pool_set_measuring(true);
     if (!in_test.gpu_shared)
         return;
     fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
@@ -391,6 +392,7 @@ void harness_gpu_alone_end(void)
     if (!in_test.alone)
         return;
     in_test.alone = false;
+    pinned_pool_set_measuring(false);
     if (!in_test.gpu_shared)
         return;
     reply r = {in_test.running.nonce, REPLY_SHARED, in_test.running.exercise,
@@ -436,6 +438,7 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
             break;
         const exercise_entry *e = entries[c.exercise];
         in_test = (__typeof__(in_test)){command_fd, reply_fd, state.gpu_shared, c, false};
+        pinned_pool_set_measuring(false);
         running_test = &e->tests[c.test];
         enum verdict verdict = run_test(e, running_test, message, sizeof message);
         running_test = NULL;

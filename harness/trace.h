@@ -127,4 +127,16 @@ void trace_delay_copy(const traced_call *call);
 /* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
 void trace_record(const traced_call *call, bool tracing);
 
+/* Internal to the wrappers: the worker's pool of pinned blocks that the code gave back
+ * (pinned_pool.c). Take: true, with a kept block of at least `bytes` allocated with `flags`,
+ * poisoned, in *ptr. Note: a block the runtime has just allocated. Give: what became of a block
+ * handed to cudaFreeHost; the caller frees it for real unless the pool kept it, and a block
+ * the pool already holds was given back twice, an invalid pointer to the runtime. */
+typedef enum { PINNED_POOL_NOT_KEPT, PINNED_POOL_KEPT, PINNED_POOL_ALREADY_KEPT } pinned_pool_verdict;
+bool pinned_pool_take(void **ptr, size_t bytes, unsigned int flags);
+void pinned_pool_note(void *ptr, size_t bytes, unsigned int flags);
+pinned_pool_verdict pinned_pool_give(void *ptr);
+/* For the runner: while a timed test has the GPU alone, the pool neither keeps nor gives. */
+void pinned_pool_set_measuring(bool on);
+
 #endif

@@ -95,29 +95,49 @@ cudaError_t __wrap_cudaFreeAsync(void *ptr, cudaStream_t stream)
     FINISH(__real_cudaFreeAsync(ptr, stream));
 }
 
-DECLARE_REAL(cudaError_t, cudaMallocHost, (void **, size_t))
+/* Pinned memory passes through the worker's pool (pinned_pool.c), below the record. */
+DECLARE_REAL(cudaError_t, cudaHostAlloc, (void **, size_t, unsigned int))
+static cudaError_t allocate_pinned(void **ptr, size_t bytes, unsigned int flags)
+{
+    if (ptr != NULL && pinned_pool_take(ptr, bytes, flags))
+        return cudaSuccess;
+    cudaError_t err = __real_cudaHostAlloc(ptr, bytes, flags);
+    if (err == cudaSuccess && ptr != NULL)
+        pinned_pool_note(*ptr, bytes, flags);
+    return err;
+}
+
+/* cudaMallocHost is cudaHostAlloc with the default flags (the runtime's reference says so). */
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
 {
     BEGIN(cudaMallocHost);
     call.bytes = bytes;
-    ACQUIRE(ptr, __real_cudaMallocHost(ptr, bytes));
+    ACQUIRE(ptr, allocate_pinned(ptr, bytes, cudaHostAllocDefault));
 }
 
-DECLARE_REAL(cudaError_t, cudaHostAlloc, (void **, size_t, unsigned int))
 cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 {
     BEGIN(cudaHostAlloc);
     call.bytes = bytes;
     call.flags = flags;
-    ACQUIRE(ptr, __real_cudaHostAlloc(ptr, bytes, flags));
+    ACQUIRE(ptr, allocate_pinned(ptr, bytes, flags));
 }
 
 DECLARE_REAL(cudaError_t, cudaFreeHost, (void *))
+static cudaError_t free_pinned(void *ptr)
+{
+    switch (pinned_pool_give(ptr)) {
+    case PINNED_POOL_KEPT: return cudaSuccess;
+    case PINNED_POOL_ALREADY_KEPT: return cudaErrorInvalidValue;
+    default: return __real_cudaFreeHost(ptr);
+    }
+}
+
 cudaError_t __wrap_cudaFreeHost(void *ptr)
 {
     BEGIN(cudaFreeHost);
     call.handle = call.dst = ptr;
-    FINISH(__real_cudaFreeHost(ptr));
+    FINISH(free_pinned(ptr));
 }
 
 DECLARE_REAL(cudaError_t, cudaHostRegister, (void *, size_t, unsigned int))

@@ -137,6 +137,45 @@ START_TEST(injected_failures_hit_the_nth_call_only)
 }
 END_TEST
 
+/* The fast fills and comparisons against the loops that define them, at lengths around their
+ * periods and blocks, and with the difference at every kind of place. */
+START_TEST(fills_and_comparisons_match_their_definitions)
+{
+    enum { MOST = 3 * 4096 + 600 };
+    static unsigned char bytes[MOST], other[MOST];
+    static float floats[MOST];
+    const size_t lengths[] = {0, 1, 250, 251, 252, 502, 503, 4095, 4096, 4097, 8192 + 17, MOST};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        const size_t n = lengths[l];
+        poison_host(bytes, sizeof bytes);
+        fill_bytes(bytes, n);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_uint_eq(bytes[i], i % 251);
+        ck_assert(holds_only_poison(bytes + n, MOST - n));
+        fill_floats(floats, n);
+        for (size_t i = 0; i < n; i++)
+            ck_assert(floats[i] == 1.0f + (float)i / 4.0f);
+        memcpy(other, bytes, sizeof other);
+        ck_assert_uint_eq(first_differing_byte(other, bytes, n), n);
+        for (size_t at = 0; at < n; at += 1 + at / 3) {
+            other[at] ^= 1;
+            ck_assert_uint_eq(first_differing_byte(other, bytes, n), at);
+            other[at] ^= 1;
+        }
+    }
+    poison_host(bytes, sizeof bytes);
+    ck_assert(holds_only_poison(bytes, 0) && holds_only_poison(bytes, 1) &&
+              holds_only_poison(bytes, MOST));
+    const size_t spots[] = {0, 1, 4095, 4096, MOST - 1};
+    for (size_t s = 0; s < sizeof spots / sizeof spots[0]; s++) {
+        bytes[spots[s]] = 0;
+        ck_assert(!holds_only_poison(bytes, MOST));
+        ck_assert(holds_only_poison(bytes + spots[s] + 1, MOST - spots[s] - 1));
+        bytes[spots[s]] = POISON_BYTE;
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("harness");
@@ -152,6 +191,7 @@ int main(void)
     tcase_add_test(tc, json_strings_escape_quotes_backslashes_and_control_characters);
     tcase_add_test(tc, the_kind_follows_from_where_the_pointers_live);
     tcase_add_test(tc, injected_failures_hit_the_nth_call_only);
+    tcase_add_test(tc, fills_and_comparisons_match_their_definitions);
     suite_add_tcase(suite, tc);
     return run_unit_suite(suite);
 }
