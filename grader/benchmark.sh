@@ -42,7 +42,9 @@ $MAKE -s --no-print-directory grade SUBMISSIONS="$work/class" OUT="$work/out" RE
     ${PER_GPU:+PER_GPU=$PER_GPU} >"$work/grade.log" 2>&1 || status=$?
 end=$(date +%s.%N)
 sed -n '/^This run /,$p' "$work/grade.log"
-result=$(python3 - "$start" "$end" "$students" "${gpus:-0}" "$(nproc)" "$status" "${PER_GPU:-8}" <<'PY'
+# The lanes make grade chose (PER_GPU, else a lane per CPU): its first line says how many.
+lanes=$(sed -n 's/.*up to \([0-9]*\) test programs at a time on each.*/\1/p' "$work/grade.log" | head -n 1)
+result=$(python3 - "$start" "$end" "$students" "${gpus:-0}" "$(nproc)" "$status" "${PER_GPU:-${lanes:-1}}" <<'PY'
 import sys
 start, end, students, gpus, cpus, status, per_gpu = sys.argv[1:]
 seconds = float(end) - float(start)

@@ -95,6 +95,8 @@ class Grader:
         scratch_module.remove_stale(scratch_parent)
         self.scratch = scratch_module.claim(scratch_parent)
         self.gpus, self.gpu_note = find_gpus(self.course, self.args.gpus)
+        if self.args.per_gpu is None:
+            self.args.per_gpu = lanes_per_gpu(len(self.gpus))
         if os.geteuid() == 0:  # one for the builds, one per GPU and lane
             lanes = self.args.per_gpu
             uids = claim_uids(1 + max(1, len(self.gpus)) * lanes)
@@ -185,38 +187,43 @@ class Grader:
         # 64 MiB a file: an exercise's object and test program are a few MiB at most.
         limits = sandbox.Limits(BUILD_TIMEOUT, 64 << 20, self._processes(builds=True))
 
-        def step(target):
-            return self.confinement.run(make + [target], view, env, BUILD_TIMEOUT, limits, uid,
+        def step(targets):
+            return self.confinement.run(make + targets, view, env, BUILD_TIMEOUT, limits, uid,
                                         keep_output=256 << 10, writable=[folder],
                                         visible=self.course.view_sources(exercise.id))
 
-        compiled = step(self.course.object_target(exercise.id))
+        # One make compiles and links: the object is inspected before anything of it runs,
+        # and a link runs nothing of it, so the link need not wait for the inspection.
+        targets = [self.course.object_target(exercise.id)]
+        if link:
+            targets.append(self.course.module_target(exercise.id))
+        made = step(targets)
+        obj = os.path.join(view, targets[0])
         guard = read_json(guard_report) or {}
         if guard.get("rejected"):
             return Build("rejected", guard["rejected"])
-        if compiled.timed_out:
-            return Build("does_not_compile", ["the compiler did not finish within %d s"
-                                              % BUILD_TIMEOUT])
-        if compiled.returncode != 0:
-            errors = guard.get("diagnostics") or compiler_errors(compiled.output, view)
+        if not os.path.exists(obj):
+            if made.timed_out:
+                return Build("does_not_compile", ["the compiler did not finish within %d s"
+                                                  % BUILD_TIMEOUT])
+            errors = guard.get("diagnostics") or compiler_errors(made.output, view)
             return Build("does_not_compile", errors.splitlines()[:12] or [
-                "the compiler stopped (exit status %s)" % compiled.returncode] + last_lines(
-                    compiled.output, view))
-        obj = os.path.join(view, self.course.object_target(exercise.id))
+                "the compiler stopped (exit status %s)" % made.returncode] + last_lines(
+                    made.output, view))
         if inspect and not self.args.unsafe_skip_static_checks:
             reasons = static_checks.inspect_object(obj, exercise.api, exercise.course_defined,
                                                    self.allow)
             if reasons:
                 return Build("rejected", reasons)
+        source = os.path.join(view, relative_source)
         if not link:
-            return Build("built", source=os.path.join(view, relative_source))
-        linked = step(self.course.module_target(exercise.id))
-        if linked.returncode != 0 or linked.timed_out:
-            errors = compiler_errors(linked.output, view).splitlines()[:11]
+            return Build("built", source=source)
+        module = os.path.join(view, targets[1])
+        if made.returncode != 0 or made.timed_out or not os.path.exists(module):
+            errors = compiler_errors(made.output, view).splitlines()[:11]
             return Build("does_not_compile", ["it compiles, but does not link:"] + (
-                errors or last_lines(linked.output, view)))
-        return Build("built", program=os.path.join(view, self.course.module_target(exercise.id)),
-                     source=os.path.join(view, relative_source))
+                errors or last_lines(made.output, view)))
+        return Build("built", program=module, source=source)
 
     # --- Running one exercise's tests ---------------------------------------------------------
 
@@ -354,26 +361,33 @@ class Grader:
 
     # --- One student --------------------------------------------------------------------------
 
-    def prepare_student(self, submission):
-        """Builds each exercise of a submission already read: [(exercise, folder, Build)]."""
-        started = time.monotonic()
+    def prepare_student(self, submission, builders):
+        """Starts building each exercise of a submission already read, each as a task of its
+        own on `builders` (a pool of threads): a student's exercises are built side by side, so
+        the first students' tests start after one build's time, not fifteen. Returns
+        [(exercise, folder, future of its Build)] and a dict in which the first of its builds
+        to start notes when ("started")."""
         student_scratch = os.path.join(self.scratch, submission.student)
         os.makedirs(student_scratch)
-        built = []
+        clock = {}
+        pending = []
         for n, exercise in enumerate(self.course.exercises.values()):
             folder = os.path.join(student_scratch, "%02d-%s" % (n, exercise.id.replace("/", "-")))
             os.makedirs(folder)
-            source = submission.files.get(exercise.id)
-            if self.stop.is_set():
-                build = Build("not_run", ["grading was interrupted"])
-            elif source is None:
-                build = Build("missing")
-            else:
-                build_started = time.monotonic()
-                build = self.build(folder, exercise, source)
-                build.seconds = time.monotonic() - build_started
-            built.append((exercise, folder, build))
-        return built, started
+            pending.append((exercise, folder, builders.submit(
+                self._build_task, folder, exercise, submission.files.get(exercise.id), clock)))
+        return pending, clock
+
+    def _build_task(self, folder, exercise, source, clock):
+        clock.setdefault("started", time.monotonic())
+        if self.stop.is_set():
+            return Build("not_run", ["grading was interrupted"])
+        if source is None:
+            return Build("missing")
+        started = time.monotonic()
+        build = self.build(folder, exercise, source)
+        build.seconds = time.monotonic() - started
+        return build
 
     def run_student(self, built, started, slot, lane=0):
         """A student's built exercises on GPU `slot` (None: no GPU), in lane `lane`: {exercise
@@ -406,8 +420,11 @@ class StudentRun:
     one test host (one CUDA context where the code lets it), and its record."""
 
     def __init__(self, submission, prepared):
+        """`prepared` is Grader.prepare_student's: this waits for the student's builds."""
         self.submission = submission
-        self.built, self.started = prepared
+        pending, clock = prepared
+        self.built = [(exercise, folder, future.result()) for exercise, folder, future in pending]
+        self.started = clock.get("started", time.monotonic())
         self.outcomes = {}
         self.failed = False  # a grader error in one of its tasks: the student is not written
         for exercise, _, build in self.built:
@@ -559,6 +576,18 @@ def parse_record(record, exercise):
     seconds = record.get("seconds", 0)
     record["seconds"] = float(seconds) if isinstance(seconds, (int, float)) else 0.0
     return record
+
+
+def lanes_per_gpu(gpus, cpus=None):
+    """PER_GPU's default: a lane for each CPU, shared out over the GPUs, 4 to 32 a GPU.
+
+    A lane's test host spends most of its time on the CPU (filling and checking buffers of
+    hundreds of MiB, the learners' own host threads) and waits for the GPU only in short
+    turns, so lanes scale with CPUs; past 32 a GPU, each lane's share of its memory would be
+    under what the tests need. On the lent H200 with 16 CPUs, 100 students took 146 s with 16
+    lanes and 140 s with 24 (grader/README.md)."""
+    cpus = cpus or os.cpu_count() or 4
+    return max(4, min(32, cpus // max(1, gpus)))
 
 
 def find_gpus(course, requested):
@@ -723,7 +752,11 @@ def command_grade(args):
             ahead.acquire()
             if grader.stop.is_set():
                 break
-            order.put((submission, builders.submit(grader.prepare_student, submission)))
+            try:
+                prepared = grader.prepare_student(submission, builders)
+            except Exception as err:  # a lane takes it, and says so as a grader error
+                prepared = err
+            order.put((submission, prepared))
         for _ in slots:
             order.put(None)
 
@@ -737,9 +770,11 @@ def command_grade(args):
             ahead.release()
 
     def take_student(item, slot, lane):
-        submission, future = item
+        submission, prepared = item
         try:
-            student = StudentRun(submission, future.result())
+            if isinstance(prepared, Exception):
+                raise prepared
+            student = StudentRun(submission, prepared)
         except Exception:
             print("grader error on %s:\n%s" % (submission.student, traceback.format_exc()),
                   file=sys.stderr)
@@ -913,7 +948,7 @@ def main(argv):
         sub.add_argument("--scratch")
         sub.add_argument("--test-timeout")
         sub.add_argument("--student-timeout", default="1800")
-        sub.add_argument("--per-gpu", default="8")
+        sub.add_argument("--per-gpu")  # default: lanes_per_gpu
         sub.add_argument("--slice")
         sub.add_argument("--regrade", action="store_true")
         sub.add_argument("--unsafe-skip-static-checks", action="store_true",
