@@ -56,10 +56,10 @@ LOUD_OUTPUT = 1 << 20  # more than this printed earns a note in the feedback
 
 
 class Build:
-    def __init__(self, status, details=None, program=None, source=None):
+    def __init__(self, status, details=None, module=None, source=None):
         self.status = status  # built, missing, does_not_compile, rejected
         self.details = details or []
-        self.program = program
+        self.module = module  # the test host's module: the exercise's tests and the file
         self.source = source
         self.seconds = 0.0  # how long building and inspecting took, for the benchmark
 
@@ -127,7 +127,7 @@ class Grader:
             return "the course's own %s did not build in it (%s)" % (
                 exercise.id, " ".join(build.details[:3]) or build.status)
         run_dir = self._run_dir(folder, 0)
-        run = confinement.run([self.host, "--module", build.program, "--rubric"], run_dir,
+        run = confinement.run([self.host, "--module", build.module, "--rubric"], run_dir,
                               self._run_env(run_dir, ""), 60,
                               sandbox.Limits(60, 1 << 20, self._processes()),
                               self._worker_uid(0), visible=[folder, os.path.dirname(self.host)])
@@ -223,7 +223,7 @@ class Grader:
             errors = compiler_errors(made.output, view).splitlines()[:11]
             return Build("does_not_compile", ["it compiles, but does not link:"] + (
                 errors or last_lines(made.output, view)))
-        return Build("built", program=module, source=source)
+        return Build("built", module=module, source=source)
 
     # --- Running one exercise's tests ---------------------------------------------------------
 
@@ -307,7 +307,7 @@ class Grader:
                                 self._processes())
         command = [self.host, "--no-color"]
         for _, _, build in built:
-            command += ["--module", build.program, "--source", build.source]
+            command += ["--module", build.module, "--source", build.source]
         started = time.monotonic()
         run = self.confinement.run(command, run_dir, self._run_env(run_dir, gpu), timeout,
                                    limits, self._worker_uid(slot, lane), result_channel=True,
@@ -570,9 +570,8 @@ def parse_record(record, exercise):
                             "passed": by_name[name].get("passed") is True,
                             "message": str(by_name[name].get("message", ""))[:8192]}
                            for name, points in exercise.tests]
-    if not isinstance(record.get("printed_bytes", 0), int):
+    if not isinstance(record.get("printed_bytes"), int):
         record["printed_bytes"] = 0
-    record.setdefault("printed_bytes", 0)
     seconds = record.get("seconds", 0)
     record["seconds"] = float(seconds) if isinstance(seconds, (int, float)) else 0.0
     return record

@@ -113,7 +113,8 @@ typedef struct exercise_entry {
 } exercise_entry;
 
 static exercise_entry own_exercise; /* where a linked-in test file's constructors register */
-static exercise_entry *loading = &own_exercise; /* where they register: a module's, while it loads */
+/* Where constructors register tests: a module's entry while it loads. */
+static exercise_entry *loading = &own_exercise;
 static exercise_entry **entries;
 static int entry_count;
 static const registered_test *running_test; /* in the worker, while a test runs */
@@ -746,7 +747,7 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
                          size_t why_size)
 {
     const exercise_entry *e = entries[x];
-    worker w = the_worker;
+    worker *w = &the_worker;
     runner_stat("exercise %s (%s)", e->info->id, e->options.source ? e->options.source : "");
     for (int t = 0; t < e->count; t++) {
         captured_output out = {.length = 0};
@@ -756,10 +757,10 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
                      "not run: COURSE_SKIP_TIMED=1 skips the tests that time the GPU");
             continue;
         }
-        if (w.pid == 0) {
+        if (w->pid == 0) {
             hello h;
             int status = 0;
-            if (!start_worker(&w, use_cuda)) {
+            if (!start_worker(w, use_cuda)) {
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test did not run: no process could be started for it (%s)",
                          strerror(errno));
@@ -768,23 +769,21 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
             workers_started++;
             const double starting = now_s();
             double started_by = starting + WORKER_START_S;
-            int got = await(&w, &h, sizeof h, &started_by, false, &out);
+            int got = await(w, &h, sizeof h, &started_by, false, &out);
             runner_stat("worker %d ready in %.2f s (%.2f s waiting for a turn to make its "
                         "context, %.2f s making it)",
                         workers_started, now_s() - starting, got == 1 ? h.turn_wait_s : 0,
                         got == 1 ? h.making_s : 0);
             if (got != 1 || !h.gpu_ok) {
-                stop_worker(&w, false, &status, &out);
+                stop_worker(w, false, &status, &out);
                 if (got == 1)
                     snprintf(why, why_size, "%s", h.why);
                 else
                     snprintf(why, why_size,
                              "the CUDA runtime %s while looking for a device",
                              got == 0 ? "crashed" : "hung");
-                if (workers_started == 1) {
-                    the_worker = w;
+                if (workers_started == 1)
                     return false;
-                }
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test did not run: its process could not use the GPU (%s)", why);
                 continue;
@@ -801,9 +800,9 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
         const double running = now_s();
         double deadline = running + timeout, alone_since = 0, alone_s = 0, alone_wait_s = 0;
         bool alone = false;
-        int got = write_all(w.command_fd, &c, sizeof c) ? 1 : 0;
+        int got = write_all(w->command_fd, &c, sizeof c) ? 1 : 0;
         while (got == 1) {
-            got = await(&w, &r, sizeof r, &deadline, true, &out);
+            got = await(w, &r, sizeof r, &deadline, true, &out);
             if (got != 1 || r.nonce != c.nonce || r.kind == REPLY_VERDICT)
                 break;
             if (r.kind == REPLY_ALONE && !alone && e->tests[t].timed) {
@@ -814,7 +813,7 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
                 alone_since = now_s();
                 alone_wait_s += alone_since - asked;
                 deadline += alone_since - asked;
-                if (!write_all(w.command_fd, &c, sizeof c))
+                if (!write_all(w->command_fd, &c, sizeof c))
                     got = 0;
             } else if (r.kind == REPLY_SHARED && alone) {
                 alone = false;
@@ -829,23 +828,23 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
                        r.exercise == c.exercise && r.test == c.test &&
                        r.message_length < sizeof outcomes[t].message;
         if (genuine) {
-            got = await(&w, outcomes[t].message, r.message_length, &deadline, true, &out);
+            got = await(w, outcomes[t].message, r.message_length, &deadline, true, &out);
             outcomes[t].message[got == 1 ? r.message_length : 0] = '\0';
             genuine = got == 1;
         }
         outcomes[t].ran = true;
         if (genuine) {
-            (void)drain_output(&w, &out);
+            (void)drain_output(w, &out);
             outcomes[t].passed = r.verdict == VERDICT_PASS;
             if (r.start_afresh) {
                 int status;
-                stop_worker(&w, true, &status, NULL);
+                stop_worker(w, true, &status, NULL);
                 runner_stat("a fresh worker after test %d: %s", t + 1,
                             fresh_start_words(r.start_afresh));
             }
         } else {
             int status = 0;
-            stop_worker(&w, false, &status, &out);
+            stop_worker(w, false, &status, &out);
             outcomes[t].passed = false;
             if (got == -1)
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
@@ -867,7 +866,6 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
         if (!outcomes[t].passed)
             append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
     }
-    the_worker = w;
     return true;
 }
 
