@@ -25,9 +25,9 @@ mkdir -p "$work"
 mix=$(python3 grader/make_class.py benchmark "$work/class" "$students")
 echo "benchmark: a class of $students students: $mix"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-# Every test creates a CUDA context in a process of its own: how fast this
+# Each test host creates a CUDA context (more after a crash): how fast this
 # machine creates them, one at a time and side by side, on one GPU and on all,
-# bounds the rate below.
+# is one of the costs behind the rate below.
 contexts=()
 if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/context_rate; then
     contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/context_rate --processes 1 --contexts 8 2>&1)")
@@ -35,6 +35,11 @@ if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/context_rate; then
     if ((gpus > 1)); then
         contexts+=("$(build/tools/context_rate --processes $((8 * gpus)) --contexts $((32 * gpus)) 2>&1)")
     fi
+fi
+# What a test's buffers cost, alone and 16 processes at once (grader/README.md).
+if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/setup_cost; then
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/setup_cost 2>&1)")
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/setup_cost --processes 16 2>&1)")
 fi
 start=$(date +%s.%N)
 status=0

@@ -15,7 +15,9 @@
  * the timed tests beside it for a moment, not for its whole time, and, stopped, cannot disturb
  * their timing either. (Work it had already queued on the GPU goes on: a copy, or at most
  * GPU_WORK_MAX_BUSY_MS of gpu_work_keep_busy, which uses one thread of the GPU.) Short, since
- * every test that waits for a timed one idles meanwhile: most untimed tests last less. */
+ * the GPU is nobody's while the timed test waits for the last holder, and every program
+ * beside it idles meanwhile: at 0.3 s, 16 test hosts spent most of their time so
+ * (grader/README.md). */
 #define YIELD_AFTER_S 0.05
 
 static struct {

@@ -50,3 +50,14 @@ if need_gpu "tools/context_rate creates contexts in child processes"; then
         fi
     fi
 fi
+# ... and what a test's buffers cost before anything is copied (grader/README.md quotes it).
+if need_gpu "tools/setup_cost times pinning and first touches in child processes"; then
+    if build build/tools/setup_cost; then
+        cost_log=$(timeout 120 build/tools/setup_cost --size 16M --processes 2 2>&1)
+        if [[ $? -eq 0 && $cost_log == *"cudaHostUnregister that"* ]]; then
+            pass "tools/setup_cost times pinning and first touches in child processes"
+        else
+            fail "tools/setup_cost times pinning and first touches in child processes" "$cost_log"
+        fi
+    fi
+fi
