@@ -577,7 +577,7 @@ def parse_record(record, exercise):
     return record
 
 
-def lanes_per_gpu(gpus, cpus=None):
+def lanes_per_gpu(gpus):
     """PER_GPU's default: a lane for each CPU, shared out over the GPUs, 4 to 32 a GPU.
 
     A lane's test host spends most of its time on the CPU (filling and checking buffers of
@@ -585,8 +585,7 @@ def lanes_per_gpu(gpus, cpus=None):
     turns, so lanes scale with CPUs; past 32 a GPU, each lane's share of its memory would be
     under what the tests need. On the lent H200 with 16 CPUs, 100 students took 146 s with 16
     lanes and 140 s with 24 (grader/README.md)."""
-    cpus = cpus or os.cpu_count() or 4
-    return max(4, min(32, cpus // max(1, gpus)))
+    return max(4, min(32, (os.cpu_count() or 4) // max(1, gpus)))
 
 
 def find_gpus(course, requested):

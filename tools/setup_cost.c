@@ -51,55 +51,55 @@ typedef struct child_report {
     bool ok;
 } child_report;
 
-static double since(double start)
+/* Runs `statement` and keeps how long it took, in ms[step]. */
+#define TIMED(step, statement)                                                                     \
+    do {                                                                                           \
+        const double started_ = host_clock_ms();                                                   \
+        statement;                                                                                 \
+        ms[step] = host_clock_ms() - started_;                                                     \
+    } while (0)
+
+/* Fresh memory, touched once: what a test's new buffer costs before it holds anything. NULL
+ * when there is none. */
+static void *touched_malloc(size_t bytes)
 {
-    return host_clock_ms() - start;
+    void *memory = malloc(bytes);
+    if (memory != NULL)
+        memset(memory, 2, bytes);
+    return memory;
+}
+
+static void *touched_huge_pages(size_t bytes)
+{
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+        return NULL;
+    (void)madvise(memory, bytes, MADV_HUGEPAGE); /* a hint, as harness_host_alloc gives it */
+    memset(memory, 4, bytes);
+    return memory;
 }
 
 /* The steps, in order, on `bytes`; CUDA_CHECK's handler ends the child on an error. */
 static void measure(size_t bytes, double *ms)
 {
-    void *pinned = NULL;
-    double t = host_clock_ms();
-    CUDA_CHECK(cudaMallocHost(&pinned, bytes));
-    ms[STEP_PIN] = since(t);
-    t = host_clock_ms();
-    memset(pinned, 1, bytes);
-    ms[STEP_FILL_PINNED] = since(t);
-    t = host_clock_ms();
-    CUDA_CHECK(cudaFreeHost(pinned));
-    ms[STEP_UNPIN] = since(t);
+    void *pinned = NULL, *pageable = NULL, *huge = NULL;
+    TIMED(STEP_PIN, CUDA_CHECK(cudaMallocHost(&pinned, bytes)));
+    TIMED(STEP_FILL_PINNED, memset(pinned, 1, bytes));
+    TIMED(STEP_UNPIN, CUDA_CHECK(cudaFreeHost(pinned)));
 
-    t = host_clock_ms();
-    unsigned char *pageable = malloc(bytes);
+    TIMED(STEP_MALLOC_FILL, pageable = touched_malloc(bytes));
     if (pageable == NULL)
         exit(1);
-    memset(pageable, 2, bytes);
-    ms[STEP_MALLOC_FILL] = since(t);
-    t = host_clock_ms();
-    memset(pageable, 3, bytes);
-    ms[STEP_FILL_AGAIN] = since(t);
-    t = host_clock_ms();
-    CUDA_CHECK(cudaHostRegister(pageable, bytes, cudaHostRegisterDefault));
-    ms[STEP_REGISTER] = since(t);
-    t = host_clock_ms();
-    CUDA_CHECK(cudaHostUnregister(pageable));
-    ms[STEP_UNREGISTER] = since(t);
+    TIMED(STEP_FILL_AGAIN, memset(pageable, 3, bytes));
+    TIMED(STEP_REGISTER, CUDA_CHECK(cudaHostRegister(pageable, bytes, cudaHostRegisterDefault)));
+    TIMED(STEP_UNREGISTER, CUDA_CHECK(cudaHostUnregister(pageable)));
     free(pageable);
 
-    t = host_clock_ms();
-    void *huge = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (huge == MAP_FAILED)
+    TIMED(STEP_HUGE_FILL, huge = touched_huge_pages(bytes));
+    if (huge == NULL)
         exit(1);
-    (void)madvise(huge, bytes, MADV_HUGEPAGE);
-    memset(huge, 4, bytes);
-    ms[STEP_HUGE_FILL] = since(t);
-    t = host_clock_ms();
-    CUDA_CHECK(cudaHostRegister(huge, bytes, cudaHostRegisterDefault));
-    ms[STEP_REGISTER_HUGE] = since(t);
-    t = host_clock_ms();
-    CUDA_CHECK(cudaHostUnregister(huge));
-    ms[STEP_UNREGISTER_HUGE] = since(t);
+    TIMED(STEP_REGISTER_HUGE, CUDA_CHECK(cudaHostRegister(huge, bytes, cudaHostRegisterDefault)));
+    TIMED(STEP_UNREGISTER_HUGE, CUDA_CHECK(cudaHostUnregister(huge)));
     munmap(huge, bytes);
 }
 
