@@ -4,6 +4,9 @@
 # found by wildcard: adding one means adding its files, never editing a list.
 
 .DEFAULT_GOAL := all
+# No built-in rules: only the ones below, so that no chain of them makes what nobody asked for.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -72,7 +75,13 @@ ifneq ($(filter-out 1 yes true on 0 no false off,$(SOLUTIONS)),)
 endif
 TREE := $(if $(filter 1 yes true on,$(SOLUTIONS)),solutions,exercises)
 COMMON_LIB := $(BUILD)/lib/libcommon.a
+# The harness in two halves: the checker's (the test host: the judge, the tests' bodies, every
+# check that decides a verdict) and the worker's (the process that runs the learner's code:
+# harness/worker*.c). The record of calls (trace.c) and the shared memory (arena.c) are both's.
 HARNESS_LIB := $(BUILD)/lib/libharness.a
+WORKER_LIB := $(BUILD)/lib/libworker.a
+WORKER_SOURCES := $(wildcard harness/worker*.c) harness/trace.c harness/arena.c harness/io.c
+CHECKER_SOURCES := $(filter-out $(wildcard harness/worker*.c),$(wildcard harness/*.c))
 
 # --- Compiling ---------------------------------------------------------------------------------
 # An exercise's header lives beside its stub; every tree compiles against it.
@@ -87,66 +96,129 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) -DCOURSE_EXERCISE_ID='"$*"' \
 	    $(CPPFLAGS) $(COURSE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The functions an exercise's header declares, as the compiler reads them (gcc -aux-info): the
+# stubs and dispatchers below are written from it, and the grader reads what a submission may
+# define from it.
+$(BUILD)/api/%.aux: exercises/%.h
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) $(CFLAGS) \
+	    -fsyntax-only -aux-info $@ -x c $<
+# Each call of an exercise function crosses from the checker to the worker (harness/remote.h):
+# the checker's stubs go into the test module, the worker's dispatchers into the learner's.
+$(BUILD)/gen/%.stubs.c: $(BUILD)/api/%.aux harness/remote_stubs.awk
+	@mkdir -p $(@D)
+	awk -f harness/remote_stubs.awk -v side=stubs -v header=$(notdir $*).h \
+	    -v source=exercises/$*.h $< >$@.tmp && mv $@.tmp $@
+$(BUILD)/gen/%.dispatch.c: $(BUILD)/api/%.aux harness/remote_stubs.awk
+	@mkdir -p $(@D)
+	awk -f harness/remote_stubs.awk -v side=dispatch -v header=$(notdir $*).h \
+	    -v source=exercises/$*.h $< >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) \
+	    $(CHECK_CFLAGS) $(CFLAGS) -c $< -o $@
+
 $(COMMON_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/*.c))
-$(HARNESS_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard harness/*.c))
+$(HARNESS_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(CHECKER_SOURCES))
+$(WORKER_LIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(WORKER_SOURCES))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
 
-# The archives and Check in one group: a static Check (Debian links libcheck_pic.a) calls
-# free() too, which --wrap sends to the harness, so each may need the other. The learner's file
-# may use <math.h> (break_even does), whether or not Check brings the math library along.
-# -pthread: some exercises start host threads (chapter 3), and a C library older than glibc
-# 2.34 keeps them in a library of their own.
-LINK_TEST = $(CC) $(LDFLAGS) -pthread $(filter-out %.a,$^) $(WRAP_FLAGS) -Wl,--start-group \
-    $(filter %.a,$^) $(CHECK_LIBS) -Wl,--end-group $(CUDA_LIBS) -lm $(LDLIBS) -o $@
-
-# A test program: the learner's file (or a solution, or a mutant) + the exercise's tests.
-$(BUILD)/tests/exercises/%: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%.o $(HARNESS_LIB) $(COMMON_LIB)
-	@mkdir -p $(@D)
-	$(LINK_TEST)
-$(BUILD)/tests/solutions/%: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/tests/%.o $(HARNESS_LIB) $(COMMON_LIB)
-	@mkdir -p $(@D)
-	$(LINK_TEST)
-# mutants/chNN-slug/EXERCISE--mistake.c is graded by tests/chNN-slug/EXERCISE.c
-define MUTANT_RULE
-$(BUILD)/tests/mutants/$(1): $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(firstword $(subst --, ,$(1))).o $(HARNESS_LIB) $(COMMON_LIB)
-	@mkdir -p $$(@D)
-	$$(LINK_TEST)
-endef
-$(foreach m,$(MUTANTS),$(eval $(call MUTANT_RULE,$(m))))
-
-# An exercise module, for the test host: the same two objects as a shared object. The same
-# --wrap flags send its CUDA calls to the harness's wrappers, which it finds in the host, as it
-# does Check, the course's library and the runtime; -Bsymbolic keeps its own functions its own.
-LINK_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) -Wl,-Bsymbolic -lm $(LDLIBS) -o $@
-$(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/tests/%.o
-	@mkdir -p $(@D)
-	$(LINK_MODULE)
-$(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/tests/%.o
-	@mkdir -p $(@D)
-	$(LINK_MODULE)
-$(BUILD)/modules/selftest/fixtures/%.so: $(BUILD)/obj/selftest/fixtures/%.o
-	@mkdir -p $(@D)
-	$(LINK_MODULE)
-define MUTANT_MODULE_RULE
-$(BUILD)/modules/mutants/$(1).so: $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/tests/$(firstword $(subst --, ,$(1))).o
-	@mkdir -p $$(@D)
-	$$(LINK_MODULE)
-endef
-$(foreach m,$(MUTANTS),$(eval $(call MUTANT_MODULE_RULE,$(m))))
-
-# The test host (harness/runner.c): a test program without an exercise of its own, which loads
-# modules (--module FILE). Everything a module may call is in it, whole, and exported.
+# The test host (harness/runner.c): the judge and the checker. It loads test modules (an
+# exercise's tests and the stubs of its functions, never the learner's code); everything a test
+# module may call is in it, whole, and exported. A static Check (Debian links libcheck_pic.a)
+# is in the same group as the archives.
 TEST_HOST := $(BUILD)/tests/host
 $(TEST_HOST): $(HARNESS_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -pthread -rdynamic $(WRAP_FLAGS) -Wl,--whole-archive $^ $(CHECK_LIBS) \
+	$(CC) $(LDFLAGS) -pthread -rdynamic -Wl,--whole-archive $^ $(CHECK_LIBS) \
 	    -Wl,--no-whole-archive $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
 
-$(BUILD)/selftest/%: $(BUILD)/obj/selftest/%.o $(HARNESS_LIB) $(COMMON_LIB)
+# The worker (harness/worker_main.c): the process that runs the learner's code. It loads
+# learner modules (the learner's file and the dispatchers of its exercise), whose CUDA calls
+# reach its wrappers through the same --wrap flags; everything a learner module may call is in
+# it, whole, and exported.
+WORKER := $(BUILD)/tests/worker
+$(WORKER): $(WORKER_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(LINK_TEST)
+	$(CC) $(LDFLAGS) -pthread -rdynamic $(WRAP_FLAGS) -Wl,--whole-archive $^ \
+	    -Wl,--no-whole-archive $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
+
+# A test module: an exercise's test file and the stubs of its functions. -Bsymbolic keeps its
+# own functions its own: two exercises may name a function alike.
+LINK_TESTS_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ -Wl,-Bsymbolic -lm $(LDLIBS) -o $@
+$(BUILD)/modules/tests/%.so: $(BUILD)/obj/tests/%.o $(BUILD)/obj/gen/%.stubs.o
+	@mkdir -p $(@D)
+	$(LINK_TESTS_MODULE)
+
+# A learner module: the learner's file (or a solution, or a mutant) and the exercise's
+# dispatchers, with the --wrap flags that send its CUDA calls to the worker's wrappers. The
+# learner's file may use <math.h> (break_even does); -pthread: chapter 3's start host threads.
+LINK_LEARNER_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) -Wl,-Bsymbolic -lm \
+    $(LDLIBS) -o $@
+$(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/gen/%.dispatch.o
+	@mkdir -p $(@D)
+	$(LINK_LEARNER_MODULE)
+$(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/gen/%.dispatch.o
+	@mkdir -p $(@D)
+	$(LINK_LEARNER_MODULE)
+# mutants/chNN-slug/EXERCISE--mistake.c is graded by tests/chNN-slug/EXERCISE.c
+define MUTANT_MODULE_RULE
+$(BUILD)/modules/mutants/$(1).so: $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/gen/$(firstword $(subst --, ,$(1))).dispatch.o
+	@mkdir -p $$(@D)
+	$$(LINK_LEARNER_MODULE)
+endef
+$(foreach m,$(MUTANTS),$(eval $(call MUTANT_MODULE_RULE,$(m))))
+
+# The harness's own fixtures (selftest/fixtures/NAME/): exercises of their own, a header, a
+# "learner's" file that misbehaves on cue and its tests, built as the course's are, into
+# build/modules/fixtures/NAME/{tests,learner}.so.
+FIXTURES := $(notdir $(patsubst %/,%,$(dir $(wildcard selftest/fixtures/*/exercises))))
+fixture_header = $(wildcard selftest/fixtures/$(1)/exercises/*/*.h)
+define FIXTURE_SIDE
+$(BUILD)/gen/fixtures/$(1)/$(2).c: $(BUILD)/api/fixtures/$(1).aux harness/remote_stubs.awk
+	@mkdir -p $$(@D)
+	awk -f harness/remote_stubs.awk -v side=$(2) -v header=$$(notdir $$(call fixture_header,$(1))) \
+	    -v source=$$(call fixture_header,$(1)) $$< >$$@.tmp && mv $$@.tmp $$@
+$(BUILD)/obj/fixtures/$(1)/$(2).o: $(BUILD)/gen/fixtures/$(1)/$(2).c
+	@mkdir -p $$(@D)
+	$$(CC) $$(COURSE_CPPFLAGS) -I$$(dir $$(call fixture_header,$(1))) $$(COURSE_CFLAGS) \
+	    $$(CHECK_CFLAGS) $$(CFLAGS) -c $$< -o $$@
+endef
+define FIXTURE_RULES
+$(BUILD)/api/fixtures/$(1).aux: $(call fixture_header,$(1))
+	@mkdir -p $$(@D)
+	$$(CC) $$(COURSE_CPPFLAGS) $$(COURSE_CFLAGS) $$(CFLAGS) -fsyntax-only -aux-info $$@ -x c $$<
+$(call FIXTURE_SIDE,$(1),stubs)
+$(call FIXTURE_SIDE,$(1),dispatch)
+$(BUILD)/obj/fixtures/$(1)/tests.o: $(wildcard selftest/fixtures/$(1)/tests/*/*.c)
+	@mkdir -p $$(@D)
+	$$(CC) $$(COURSE_CPPFLAGS) -I$$(dir $$(call fixture_header,$(1))) \
+	    -DCOURSE_EXERCISE_ID='"selftest/$(1)"' $$(COURSE_CFLAGS) $$(CHECK_CFLAGS) $$(CFLAGS) \
+	    -MMD -MP -c $$< -o $$@
+$(BUILD)/obj/fixtures/$(1)/learner.o: $(wildcard selftest/fixtures/$(1)/exercises/*/*.c)
+	@mkdir -p $$(@D)
+	$$(CC) $$(COURSE_CPPFLAGS) -I$$(dir $$(call fixture_header,$(1))) \
+	    $$(COURSE_CFLAGS) $$(CFLAGS) -MMD -MP -c $$< -o $$@
+$(BUILD)/modules/fixtures/$(1)/tests.so: $(BUILD)/obj/fixtures/$(1)/tests.o $(BUILD)/obj/fixtures/$(1)/stubs.o
+	@mkdir -p $$(@D)
+	$$(LINK_TESTS_MODULE)
+$(BUILD)/modules/fixtures/$(1)/learner.so: $(BUILD)/obj/fixtures/$(1)/learner.o $(BUILD)/obj/fixtures/$(1)/dispatch.o
+	@mkdir -p $$(@D)
+	$$(LINK_LEARNER_MODULE)
+endef
+$(foreach f,$(FIXTURES),$(eval $(call FIXTURE_RULES,$(f))))
+FIXTURE_MODULES := $(foreach f,$(FIXTURES),$(BUILD)/modules/fixtures/$(f)/tests.so \
+                                          $(BUILD)/modules/fixtures/$(f)/learner.so)
+
+# The harness's unit tests: both halves of it, as far as a test needs them, without the
+# wrappers (the record and the pool are exercised directly).
+$(BUILD)/selftest/%: $(BUILD)/obj/selftest/%.o $(HARNESS_LIB) $(WORKER_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -pthread $(filter-out %.a,$^) -Wl,--start-group $(filter %.a,$^) \
+	    $(CHECK_LIBS) -Wl,--end-group $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
 $(BUILD)/selftest/unit/test_host_pool: LDLIBS += -pthread
 
 # Chapter programs: plain C against the runtime (NVML is opened at run time); -pthread for
@@ -165,15 +237,14 @@ $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
 $(BUILD)/tools/report_block: $(BUILD)/obj/harness/report.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.
-$(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o
+$(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o $(BUILD)/obj/harness/processes.o
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-SOLUTION_TESTS := $(EXERCISES:%=$(BUILD)/tests/solutions/%)
-EXERCISE_TESTS := $(EXERCISES:%=$(BUILD)/tests/exercises/%)
-MUTANT_TESTS := $(MUTANTS:%=$(BUILD)/tests/mutants/%)
-# The same as modules, which make test runs in the test host, several to a process.
-MODULES := $(EXERCISES:%=$(BUILD)/modules/solutions/%.so) $(EXERCISES:%=$(BUILD)/modules/exercises/%.so) \
+# The modules the test host runs: each exercise's tests, and the learner modules they call.
+TEST_MODULES := $(EXERCISES:%=$(BUILD)/modules/tests/%.so)
+SOLUTION_MODULES := $(EXERCISES:%=$(BUILD)/modules/solutions/%.so)
+MODULES := $(TEST_MODULES) $(SOLUTION_MODULES) $(EXERCISES:%=$(BUILD)/modules/exercises/%.so) \
     $(MUTANTS:%=$(BUILD)/modules/mutants/%.so)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
@@ -187,16 +258,15 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build selftest-build \
         list-exercises list-mutants list-chapters list-unit-tests list-toolchain
 
-## make                build every chapter program and the solutions' test programs
+## make                build every chapter program, the test host and the solutions' modules
 all: prerequisites
 	@$(MAKE) --no-print-directory course-build
 
-course-build: $(CHAPTER_BINARIES) $(SOLUTION_TESTS) $(UNIT_BINARIES) $(TOOLS)
+course-build: $(CHAPTER_BINARIES) $(TEST_HOST) $(WORKER) $(TEST_MODULES) $(SOLUTION_MODULES) \
+    $(UNIT_BINARIES) $(TOOLS)
 
 # Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
-SELFTEST_FIXTURES := $(patsubst %.c,$(BUILD)/%,$(wildcard selftest/fixtures/*.c)) \
-    $(BUILD)/modules/selftest/fixtures/harness_behaviour.so
-selftest-build: course-build $(EXERCISE_TESTS) $(MUTANT_TESTS) $(SELFTEST_FIXTURES) $(TEST_HOST) $(MODULES)
+selftest-build: course-build $(MODULES) $(FIXTURE_MODULES)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.

@@ -3,9 +3,12 @@
 #
 #   harness/check.sh TREE EXERCISE...      TREE is exercises or solutions
 #
-# Each exercise is built on its own, so one that does not compile costs only
-# itself; its compiler errors are shown in its place. The test programs run side
-# by side; a test that times copies takes the GPU alone through the runner's lock.
+# Each exercise's file is built on its own, into a learner module, so one that does not compile
+# costs only itself; its compiler errors are shown in its place. The exercises that built run
+# in the test host (build/tests/host, harness/runner.c): the course's tests in a checker, the
+# learner's code in a worker beside it, as make grade runs them. A few hosts run side by side,
+# each with its share of the exercises, one CUDA context for its checker and one for its worker;
+# a test that times copies takes the GPU alone through the runner's lock.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,14 +55,19 @@ else
     yellow='' bold='' reset=''
 fi
 
-# The harness itself must build; if it does not, that is the course's fault.
-if ! $MAKE -s --no-print-directory build/lib/libharness.a build/lib/libcommon.a \
-        build/tools/report_block; then
-    echo "check: the course's own harness did not build (see above); this is not your code" >&2
+# The harness and the exercises' tests must build; if they do not, that is the course's fault.
+course_targets=(build/tests/host build/tests/worker build/tools/report_block)
+learner_targets=()
+for exercise in "$@"; do
+    course_targets+=("build/modules/tests/$exercise.so")
+    learner_targets+=("build/modules/$tree/$exercise.so")
+done
+if ! $MAKE -s --no-print-directory "${course_targets[@]}"; then
+    echo "check: the course's own harness or tests did not build (see above); this is not your code" >&2
     exit 2
 fi
-# Build every exercise's test program at once (make -j helps here), errors later.
-$MAKE -s -k --no-print-directory "${@/#/build/tests/$tree/}" >/dev/null 2>&1
+# Build every exercise's learner module at once (make -j helps here), errors later.
+$MAKE -s -k --no-print-directory "${learner_targets[@]}" >/dev/null 2>&1
 
 # The block of an exercise that did not get as far as its tests, by the report's one renderer
 # (harness/report.c, through tools/report_block), from the one reader of the rubric; the lines
@@ -91,10 +99,11 @@ useful_lines() {
     } | head -n 12
 }
 
-# The test programs run side by side, each exercise's in a process of its own. Tests that
-# time the GPU take it alone through lock files (harness/gpu_locks.sh): those of COURSE_LOCK_DIR
-# when a caller shares its own (make test does), else a set of this run's; the reports are
-# shown in the book's order.
+# The exercises that built run in a few test hosts side by side, each with its share of them,
+# the heaviest first (by their time in the last run, where there was one). Tests that time the
+# GPU take it alone through lock files (harness/gpu_locks.sh): those of COURSE_LOCK_DIR when a
+# caller shares its own (make test does), else a set of this run's. The reports are shown in
+# the book's order.
 source harness/gpu_locks.sh
 if [[ -n ${COURSE_LOCK_DIR:-} && -d $COURSE_LOCK_DIR ]]; then
     use_gpu_locks "$COURSE_LOCK_DIR"
@@ -105,41 +114,66 @@ else
 fi
 color_flag=--no-color
 [[ -n $reset ]] && color_flag=--color
-declare -A running
+runnable=()
 for exercise in "$@"; do
     source=$tree/$exercise.c
-    program=build/tests/$tree/$exercise
     report=$results/$exercise.report
     mkdir -p "$(dirname "$report")"
+    rm -f "$results/$exercise.json"
     if [[ ! -f $source ]]; then
         not_run_block "$exercise" missing "$source is missing" </dev/null >"$report"
-    elif ! build_log=$($MAKE -s --no-print-directory "$program" 2>&1); then
-        what="does not compile"
-        grep -q "undefined reference" <<<"$build_log" && ! grep -q "error:.*\.c:" <<<"$build_log" &&
-            what="compiles, but does not link"
-        useful_lines <<<"$build_log" | not_run_block "$exercise" does_not_compile "$source $what:" \
-            >"$report"
+    elif ! build_log=$($MAKE -s --no-print-directory "build/modules/$tree/$exercise.so" 2>&1); then
+        useful_lines <<<"$build_log" |
+            not_run_block "$exercise" does_not_compile "$source does not compile:" >"$report"
     else
-        "$program" --source "$source" --json "$results/$exercise.json" --tally "$tally" \
-            "$color_flag" >"$report" 2>&1 &
-        running[$exercise]=$!
+        runnable+=("$exercise")
     fi
 done
-
+# A host per two CPUs, at most four: each costs two CUDA contexts, which the machine makes one
+# at a time.
+hosts=$(( $(nproc) / 2 ))
+(( hosts > 4 )) && hosts=4
+(( hosts > ${#runnable[@]} )) && hosts=${#runnable[@]}
+(( hosts < 1 )) && hosts=1
+declare -a shares=()
+times=$results/times
+touch "$times"
+while read -r host exercise; do
+    shares[host]+=" --module build/modules/tests/$exercise.so"
+    shares[host]+=" --learner build/modules/$tree/$exercise.so --source $tree/$exercise.c"
+    shares[host]+=" --json $results/$exercise.json --report $results/$exercise.report"
+done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done |
+         awk 'FILENAME == ARGV[1] { took[$2] = $1; next } { print ($0 in took ? took[$0] : 1), $0 }' \
+             "$times" - | sort -k1,1gr |
+         awk -v hosts="$hosts" '{ h = 0
+              for (i = 1; i < hosts; i++) if (load[i] < load[h]) h = i
+              load[h] += $1; print h, $2 }')
+declare -A running
+for host in "${!shares[@]}"; do
+    # shellcheck disable=SC2086 # the exercises' options, split at spaces
+    build/tests/host --tally "$tally" "$color_flag" ${shares[host]} >"$results/host-$host.log" 2>&1 &
+    running[$host]=$!
+done
 no_gpu= refused=
-for exercise in "$@"; do
+for host in "${!running[@]}"; do
     status=0
-    [[ -n ${running[$exercise]:-} ]] && { wait "${running[$exercise]}"; status=$?; }
-    if [[ $status -eq 77 ]]; then
-        no_gpu=$(sed -n 's/.*no CUDA device: //p' "$results/$exercise.report" | head -n 1)
-        continue
+    wait "${running[$host]}" || status=$?
+    if [[ $status -eq 2 ]]; then # the host refused what it was given (a setting)
+        refused=$(cat "$results/host-$host.log")
     fi
-    if [[ $status -eq 2 ]]; then # the test program refused what it was given (a setting)
-        refused=$(cat "$results/$exercise.report")
-        continue
-    fi
-    cat "$results/$exercise.report"
 done
+: >"$times.new"
+for exercise in "$@"; do
+    report=$results/$exercise.report
+    if grep -q 'no CUDA device: ' "$report" 2>/dev/null; then
+        no_gpu=$(sed -n 's/.*no CUDA device: //p' "$report" | head -n 1)
+        continue
+    fi
+    seconds=$(sed -n 's/^  "seconds": \([0-9.]*\),$/\1/p' "$results/$exercise.json" 2>/dev/null)
+    [[ -n $seconds ]] && echo "$seconds $exercise" >>"$times.new"
+    [[ -z $refused ]] && cat "$report" 2>/dev/null
+done
+mv "$times.new" "$times"
 if [[ -n $refused ]]; then
     echo "check: $refused" >&2
     exit 2

@@ -1,26 +1,8 @@
-/* checks_buffers.c - pinned buffers, byte patterns and byte-level diagnoses for the tests. */
+/* checks_buffers.c - byte-level diagnoses for the tests. */
 #include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
-
-void *harness_pinned_alloc(size_t bytes)
-{
-    void *h_buffer = NULL;
-    CUDA_CHECK(cudaMallocHost(&h_buffer, bytes));
-    poison_host(h_buffer, bytes);
-    return h_buffer;
-}
-
-void fill_bytes(void *h_bytes, size_t bytes)
-{
-    /* Byte i is i % 251 (251 is prime and below the poison byte). */
-    unsigned char *b = h_bytes;
-    const size_t period = bytes < 251 ? bytes : 251;
-    for (size_t i = 0; i < period; i++)
-        b[i] = (unsigned char)i;
-    repeat_period(h_bytes, period, bytes);
-}
 
 /* Elements as the learner thinks of them: bytes of some size, or floats. */
 static void format_byte(const void *element, char *text, size_t size)
@@ -48,7 +30,7 @@ bool describe_byte_mismatch(const void *got, const void *want, size_t bytes, siz
 bool describe_mismatch(const void *got, const void *want, size_t bytes, const element_type *type,
                        const char *what, char *message, size_t size)
 {
-    const unsigned char *g = got, *w = want;
+    const unsigned char *g = got, *w = harness_expected(want, bytes);
     const size_t first_wrong = first_differing_byte(got, want, bytes);
     if (first_wrong == bytes)
         return false;

@@ -29,13 +29,14 @@ void gpu_share_give_back(void);
  * held it for a while, and a timed test has been seen waiting twice in a row. Call it every
  * GPU_SHARE_CHECK_S or so. */
 bool gpu_share_should_yield(void);
-/* Stops the process group `group`, lets the timed test have the GPU, takes it shared again
- * and lets the group go on. Returns the seconds it was stopped. */
-double gpu_share_yield(pid_t group);
+/* Stops `root` and every process below it, lets the timed test have the GPU, takes it shared
+ * again and lets them go on. Returns the seconds they were stopped. */
+double gpu_share_yield(pid_t root);
 
 #define GPU_SHARE_CHECK_S 0.02
 
-/* The file a variable names, opened for flock; -1 where it names none. */
+/* The lock a variable names, opened for flock: VARIABLE_FD=N, a descriptor handed over, or
+ * VARIABLE=PATH; -1 where it names none. */
 int gpu_share_open_lock(const char *variable);
 /* flock(fd, how), again after a signal; nothing for fd -1. */
 void gpu_share_lock(int fd, int how);

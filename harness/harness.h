@@ -74,12 +74,39 @@ void course_test_end(void);
 void poison_host(void *h_buffer, size_t bytes);
 void poison_device(void *d_buffer, size_t bytes); /* fails the test on error */
 /* The test's own buffers: poisoned, and given back when the test ends, however it ends. */
-void *harness_host_alloc(size_t bytes);   /* host memory; fails the test if out of memory */
-void *harness_device_alloc(size_t bytes); /* device memory */
-void harness_host_free(void *h_buffer);   /* early, for a large buffer */
+void *harness_host_alloc(size_t bytes);    /* pageable host memory the learner's code sees */
+void *harness_pinned_alloc(size_t bytes);  /* the same, pinned (in both processes) */
+void *harness_private_alloc(size_t bytes); /* the checker's alone: what results are compared with */
+void *harness_device_alloc(size_t bytes);  /* the worker's device memory */
+void harness_device_free(void *d_buffer);  /* early, for a large buffer */
+void harness_host_free(void *h_buffer);    /* early, for a large buffer */
+/* The checker's own copy, with device buffers of the test's at either end; reading the device
+ * back into shared memory is refused (the learner's code could write the result there). */
 void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
-/* Recognisable values: element i is 1 + (i % 2^22) / 4, exact in a float. */
+/* The checker's own address for the test's memory, for its own CUDA calls: a device buffer of
+ * the test's is the worker's, opened here at another address; host memory is the same. */
+void *harness_view(const void *ptr, size_t bytes);
+/* A pointer the learner's code returned, as host memory the test can read: its host memory is
+ * shared only where it came from cudaMallocHost or cudaHostAlloc; anything else fails the test,
+ * saying `what` is not visible. */
+void *harness_learner_buffer(void *h_buffer, size_t bytes, const char *what);
+/* Recognisable values: element i is 1 + ((i + s) % 2^22) / 4, exact in a float, where s is
+ * drawn afresh for each fill, so that no code can know the values in advance. */
 void fill_floats(float *h_values, size_t n);
+/* The running test compared the code's results with what they must be: every comparison
+ * below says so; a test that compares in its own way (a result computed from its input) calls
+ * it. A test that read the worker's evidence (trace.h) and compared no result rests on
+ * evidence alone, and counts only where a test of its exercise that rests on results passed. */
+void harness_results_compared(void);
+extern bool harness_results_were_compared;
+/* What a result is compared with: `want` itself when it is the checker's own memory, the
+ * checker's copy of the pattern when the harness filled it in shared memory; anything else
+ * fails the test as a bug in the course. Every comparison below goes through it. */
+const void *harness_expected(const void *want, size_t bytes);
+/* A stream of the worker's, for a learner's function that takes one; given back at the end. */
+cudaStream_t harness_stream_create(unsigned int flags);
+/* gpu_work_keep_busy on a stream of the worker's (0: its legacy default stream), untraced. */
+cudaError_t harness_keep_busy(cudaStream_t stream, double milliseconds);
 /* Copies the first `period` bytes of buffer over the rest of its `bytes`, period after period. */
 void repeat_period(void *buffer, size_t period, size_t bytes);
 
@@ -103,9 +130,10 @@ bool describe_mismatch(const void *got, const void *want, size_t bytes, const el
 bool describe_float_mismatch(const float *got, const float *want, size_t n, const char *what,
                              char *message, size_t size);
 
-/* Waits for everything queued on the device, as a caller of the learner's function would
- * before it reads the results; not traced, whether tracing is on or not. */
+/* Waits for everything the worker queued on the device, as a caller of the learner's function
+ * would before it reads the results; not traced, whether tracing is on or not. */
 void harness_synchronize_untraced(void);
+void harness_synchronize_stream(cudaStream_t stream); /* one stream of the worker's */
 
 /* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
 void harness_append_text(char *text, size_t size, size_t *used, const char *format, ...)
@@ -147,9 +175,8 @@ const char *trace_summary(void);
 
 /* --- Chapter-1 checks (harness/checks_*.c) ----------------------------------------------- */
 
-/* Buffers and bytes (checks_buffers.c). */
-void *harness_pinned_alloc(size_t bytes); /* pinned host memory (cudaMallocHost), poisoned */
-/* Byte i is i % 251: never the poison byte, and no short period a shifted copy could match. */
+/* Byte i is (i + s) % 251, s drawn afresh for each fill: never the poison byte, and no short
+ * period a shifted copy could match. */
 void fill_bytes(void *h_bytes, size_t bytes);
 /* Like describe_float_mismatch, for any element size: names a copy of `count` bytes where
  * count * element_size were due as the bytes-versus-elements pitfall. */
@@ -184,6 +211,26 @@ void output_capture_end(char *out, size_t out_size, char *err, size_t err_size);
 void harness_gpu_alone_begin(void);
 void harness_gpu_alone_end(void);
 bool harness_gpu_is_alone(void);
+/* Within a window: waits until no other program's queued work still runs on the GPU (a short
+ * copy each way reaches the speed this checker has seen), so that it cannot slow what is timed;
+ * a GPU that stays busy marks the test not graded if it fails. harness_gpu_alone_begin calls it. */
+void harness_gpu_quiet(void);
+
+/* Every copy a timed test times is checked, cheaply: before each timed call the test poisons a
+ * few places of the destination (host or device), chosen afresh each time, the last bytes among
+ * them; after it, each must hold what the source holds there, so a call that skipped its copy,
+ * or cut it short, fails. harness_spot_read gives spot k's bytes, for a result computed from
+ * its source (pipeline's). */
+#define HARNESS_SPOTS 16
+#define HARNESS_SPOT_BYTES 8
+typedef struct harness_spots {
+    void *dst;
+    int count;
+    size_t offset[HARNESS_SPOTS];
+} harness_spots;
+void harness_spots_poison(harness_spots *spots, void *dst, size_t bytes);
+void harness_spots_expect(const harness_spots *spots, const void *want, const char *what);
+void harness_spot_read(const harness_spots *spots, int k, void *value);
 
 /* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST,
  * between harness_gpu_alone_begin() and _end(), only. */
@@ -221,9 +268,9 @@ const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
  * trace is folded in the middle. In a static buffer; each line starts with "\n  ". */
 const char *trace_timeline(void);
 
-/* The threads of this process that the code under test may have started: those named like the
- * program (a new thread inherits the name); the CUDA runtime's own named threads are not
- * counted. The runner compares it before and after each test. */
+/* The threads the code under test has started and not ended, as the worker counts them (those
+ * named like the program: a new thread inherits the name; the CUDA runtime's own named threads
+ * are not counted). Evidence, like the trace. */
 size_t harness_thread_count(void);
 
 #endif

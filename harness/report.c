@@ -29,17 +29,79 @@ typedef struct totals {
     int passed, points, max_points;
 } totals;
 
+bool test_counts(const test_outcome *outcomes, int count, int t)
+{
+    if (!outcomes[t].passed)
+        return false;
+    if (!outcomes[t].evidence)
+        return true;
+    for (int other = 0; other < count; other++)
+        if (outcomes[other].passed && !outcomes[other].evidence)
+            return true;
+    return false;
+}
+
 static totals add_up(const test_outcome *outcomes, int count)
 {
     totals sum = {0, 0, 0};
     for (int t = 0; t < count; t++) {
         sum.max_points += outcomes[t].points;
-        if (outcomes[t].passed) {
+        if (outcomes[t].passed)
             sum.passed++;
+        if (test_counts(outcomes, count, t))
             sum.points += outcomes[t].points;
-        }
     }
     return sum;
+}
+
+static bool any_not_graded(const test_outcome *outcomes, int count)
+{
+    for (int t = 0; t < count; t++)
+        if (outcomes[t].not_graded)
+            return true;
+    return false;
+}
+
+/* The length of the UTF-8 sequence at s (1 to 4), or 0 when it is none. */
+static size_t utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t length = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+                  : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < length; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    /* No overlong forms, no surrogates, nothing past U+10FFFF. */
+    if ((length == 3 && s[0] == 0xE0 && s[1] < 0xA0) || (length == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
+        (length == 4 && s[0] == 0xF0 && s[1] < 0x90) || (length == 4 && s[0] == 0xF4 && s[1] >= 0x90))
+        return 0;
+    return length;
+}
+
+void text_make_printable(char *text, size_t size)
+{
+    static char shown[sizeof(((test_outcome *)0)->message) * 4];
+    size_t used = 0;
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s && used + 5 < sizeof shown) {
+        const size_t length = utf8_length(s);
+        if (length == 1 && (*s >= 0x20 || *s == '\n' || *s == '\t') && *s != 0x7F) {
+            shown[used++] = (char)*s++;
+        } else if (length > 1) {
+            memcpy(shown + used, s, length);
+            used += length;
+            s += length;
+        } else {
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "\\x%02X", *s++);
+        }
+    }
+    /* Within size, and never cut inside a character. */
+    size_t keep = used < size - 1 ? used : size - 1;
+    while (keep > 0 && keep < used && ((unsigned char)shown[keep] & 0xC0) == 0x80)
+        keep--;
+    memcpy(text, shown, keep);
+    text[keep] = '\0';
 }
 
 /* Prints text with every line after the first indented by `indent`. */
@@ -57,6 +119,16 @@ void json_write_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        const size_t length = utf8_length(c);
+        if (length == 0) { /* what no reader of JSON would take: shown, not passed on */
+            fprintf(out, "\\\\x%02X", *c);
+            continue;
+        }
+        if (length > 1) {
+            fwrite(c, 1, length, out);
+            c += length - 1;
+            continue;
+        }
         switch (*c) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
@@ -73,9 +145,14 @@ void json_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static const char *status_word(const report_options *options, bool all_passed)
+static const char *status_word(const report_options *options, const test_outcome *outcomes,
+                               int count)
 {
-    return all_passed ? "passed" : options->not_started ? "not_started" : "failed";
+    if (any_not_graded(outcomes, count))
+        return "not_graded";
+    return add_up(outcomes, count).passed == count ? "passed"
+           : options->not_started                  ? "not_started"
+                                                   : "failed";
 }
 
 static void write_json_record(FILE *out, const report_options *options,
@@ -100,8 +177,13 @@ static void write_json_record(FILE *out, const report_options *options,
     for (int t = 0; t < count; t++) {
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
         json_write_string(out, outcomes[t].sentence);
-        fprintf(out, ", \"points\": %d, \"passed\": %s, \"message\": ", outcomes[t].points,
-                outcomes[t].passed ? "true" : "false");
+        fprintf(out,
+                ", \"points\": %d, \"passed\": %s, \"evidence\": %s, \"counts\": %s, "
+                "\"not_graded\": %s, \"message\": ",
+                outcomes[t].points, outcomes[t].passed ? "true" : "false",
+                outcomes[t].evidence ? "true" : "false",
+                test_counts(outcomes, count, t) ? "true" : "false",
+                outcomes[t].not_graded ? "true" : "false");
         json_write_string(out, outcomes[t].message);
         fputc('}', out);
     }
@@ -174,6 +256,8 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
     const char *source = options->source ? options->source : "the exercise file";
     if (strcmp(status, "passed") == 0)
         printf("%sPASS%s  ", paint(options, GREEN BOLD), paint(options, RESET));
+    else if (strcmp(status, "not_graded") == 0)
+        printf("%sWAIT%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
     else if (strcmp(status, "not_started") == 0)
         printf("%sTODO%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
     else
@@ -189,20 +273,28 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
         printf("      not started: open %s and replace its TODO\n", source);
 
     /* The tests, where they ran: each failure with its diagnostic (every test, when verbose). */
-    static const char *const ran[] = {"passed", "failed", "timed_out", "no_report", NULL};
+    static const char *const ran[] = {"passed", "failed", "timed_out", "no_report", "not_graded",
+                                      NULL};
     bool failures_shown = one_of(status, ran) && (sum.passed < count || options->verbose) &&
                           (strcmp(status, "failed") == 0 || sum.passed > 0 || options->verbose);
     /* A test that passed with a note (harness_note: how a measured speed compares, say) is
      * shown with it, failures or not. */
     for (int t = 0; one_of(status, ran) && t < count; t++) {
-        bool noted = outcomes[t].passed && outcomes[t].message[0] != '\0';
+        const bool counted = test_counts(outcomes, count, t);
+        bool noted = outcomes[t].passed && (outcomes[t].message[0] != '\0' || !counted);
         if (outcomes[t].passed ? !(options->verbose && failures_shown) && !noted
-                               : !failures_shown)
+                               : !failures_shown && !outcomes[t].not_graded)
             continue;
-        printf("      %s%s%s %s (%d point%s)\n", paint(options, outcomes[t].passed ? GREEN : RED),
-               outcomes[t].passed ? "ok  " : "FAIL", paint(options, RESET), outcomes[t].sentence,
-               outcomes[t].points, outcomes[t].points == 1 ? "" : "s");
-        if (!outcomes[t].passed || noted) {
+        printf("      %s%s%s %s (%d point%s%s)\n",
+               paint(options, outcomes[t].passed ? GREEN : outcomes[t].not_graded ? YELLOW : RED),
+               outcomes[t].passed ? "ok  " : outcomes[t].not_graded ? "WAIT" : "FAIL",
+               paint(options, RESET), outcomes[t].sentence, outcomes[t].points,
+               outcomes[t].points == 1 ? "" : "s",
+               outcomes[t].passed && !counted ? ", not counted yet" : "");
+        if (outcomes[t].passed && !counted)
+            printf("           it passed on the record the code's own process keeps of its calls, "
+                   "which counts once a test of what the code delivered passes too\n");
+        if (!outcomes[t].passed || outcomes[t].message[0] != '\0') {
             fputs("           ", stdout);
             print_indented(outcomes[t].message[0] ? outcomes[t].message : "(no message)",
                            "           ");
@@ -220,19 +312,23 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
     fflush(stdout);
 }
 
-void report_results(const report_options *options, const test_outcome *outcomes, int count)
+bool report_results(const report_options *options, const test_outcome *outcomes, int count)
 {
     totals sum = add_up(outcomes, count);
-    const char *status = status_word(options, sum.passed == count);
+    const char *status = status_word(options, outcomes, count);
     char note[256] = "";
     if (options->printed_bytes > 0)
         snprintf(note, sizeof note,
                  "the code printed %zu bytes while the tests ran (what a failing test printed is "
                  "shown under it)",
                  options->printed_bytes);
-    report_block(options, outcomes, count, status, NULL, 0, note);
+    const char *not_graded[] = {"not graded: something outside this code spoiled a test (see "
+                                "below); it is run again"};
+    report_block(options, outcomes, count, status, not_graded,
+                 strcmp(status, "not_graded") == 0 ? 1 : 0, note);
     write_json(options, outcomes, count, status, NULL);
     append_tally(options, status, sum, count);
+    return strcmp(status, "passed") == 0;
 }
 
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
@@ -254,8 +350,8 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
 
 void report_unloadable(const report_options *options, const char *why)
 {
-    const char *details[] = {"it compiles, but the test program could not load it:", why};
-    report_block(options, NULL, 0, "does_not_compile", details, 2, NULL);
+    const char *details[] = {why};
+    report_block(options, NULL, 0, "does_not_compile", details, 1, NULL);
     write_json(options, NULL, 0, "unloadable", why);
     append_tally(options, "does_not_compile", add_up(NULL, 0), 0);
 }

@@ -13,8 +13,15 @@ typedef struct test_outcome {
     bool timed; /* declared with COURSE_TIMED_TEST */
     bool ran;
     bool passed;
+    bool not_graded; /* something outside the code under test spoiled it: to be run again */
+    bool evidence;   /* its verdict read what the worker says of itself (trace.h) */
     char message[4096]; /* the diagnostic, in the learner's terms; empty when passed */
 } test_outcome;
+
+/* Whether a test's points count: it passed, and either its verdict rests on results alone or a
+ * test of the same exercise that rests on results alone passed too. So a submission that does
+ * no work scores nothing, whatever it wrote into the record the worker keeps of its calls. */
+bool test_counts(const test_outcome *outcomes, int count, int t);
 
 typedef struct report_options {
     const course_exercise *exercise;
@@ -40,17 +47,22 @@ bool report_color_wanted(void);
 void report_block(const report_options *options, const test_outcome *outcomes, int count,
                   const char *status, const char *const *details, int detail_count,
                   const char *note);
-/* The block, the JSON record and the tally line of a run. */
-void report_results(const report_options *options, const test_outcome *outcomes, int count);
+/* The block, the JSON record and the tally line of a run; true when every test passed. */
+bool report_results(const report_options *options, const test_outcome *outcomes, int count);
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
-/* An exercise whose module the test host could not load (status "unloadable" in JSON). */
+/* An exercise whose learner module the worker could not load (status "unloadable" in JSON):
+ * `why` is the whole sentence. */
 void report_unloadable(const report_options *options, const char *why);
 /* The rubric the program was compiled with, in harness/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
 
-/* Writes s as a JSON string, quotes included. */
+/* Writes s as a JSON string, quotes included; a byte that is not UTF-8 as the text \xNN. */
 void json_write_string(FILE *out, const char *s);
+/* Rewrites text, in place and within size, so that it is valid UTF-8 with no control character
+ * but a newline or a tab: any other byte is shown as \xNN. What the learner's code printed
+ * reaches the reports and the result channel this way, whatever it was. */
+void text_make_printable(char *text, size_t size);
 
 #endif

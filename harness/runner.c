@@ -1,61 +1,51 @@
-/* runner.c - main() of every exercise's test program: a judge and its worker.
+/* runner.c - main() of the test host (build/tests/host): a judge, its checker, and the worker.
  *
- * The judge (this process) never touches the CUDA runtime, since a child
- * forked after that would find it unusable. It forks a worker, which creates
- * the CUDA context once and then runs the exercise's tests one at a time, as
- * the judge names them, with Check in no-fork mode. The judge sees each test
- * through three pipes: the test it asks for, the verdict the worker sends
- * back, and everything the worker prints. It never trusts the worker to end
- * well:
+ * Three processes, so that no verdict is decided where the learner's code runs:
  *
- *   - a test counts as passed only when the worker's verdict for it arrives,
- *     carrying the number the judge drew at random for that test; an exit
- *     status, a record printed somewhere or a verdict for another test counts
- *     for nothing;
- *   - a test whose worker dies (a crash, exit(), abort()) or outlives its time
- *     fails with what happened, said in the learner's terms, and the next
- *     test gets a fresh worker;
- *   - after each test the worker gives back whatever the test left held (the
- *     ledger of trace.c), and asks for a fresh start itself when it cannot
- *     vouch for the next test: a CUDA error that poisons the context (which
- *     also fails the test that caused it), threads left running, device memory
- *     it could not get back.
+ *   - the judge (this process) loads the exercises' test modules (a test file and the stubs of
+ *     its exercise's functions; never any learner code), holds the GPU's lock files and the
+ *     result channel, and never touches CUDA: a child forked after that would find it unusable.
+ *     It hands the checker one test at a time, with a time limit, and writes the reports;
+ *   - the checker, its child, runs each test's body with Check in no-fork mode, in one CUDA
+ *     context for all of them: the checks that decide a verdict run here;
+ *   - the worker, the checker's child (remote.c, worker_main.c), loads the learner's modules and
+ *     runs the learner's functions as the tests call them, across a socket, with the tests'
+ *     host buffers in shared memory and their device buffers shared by CUDA IPC.
  *
- * So in the normal case an exercise costs one CUDA context, however many
- * tests it has, and a misbehaving test costs itself alone. The judge marks
- * itself not dumpable, so the worker, which runs as the same user, cannot
- * open or trace the judge's memory.
+ * A crash, a hang, an exit() or a CUDA error that poisons the context in the learner's code
+ * ends the worker's process, fails that one test in the learner's terms, and the next test
+ * gets a fresh worker; in the normal case an exercise costs no context of its own, the checker
+ * and the worker one each for a whole run. What the worker says about itself (its call trace,
+ * its threads) is evidence: a test that passes on it counts only where a test that rests on
+ * results alone passed too (report.c). The judge and the checker mark themselves not dumpable,
+ * so the worker, which runs as the same user, cannot open or trace their memory; the worker's
+ * seccomp filter keeps it from signalling them.
  *
- * The same judge and worker also serve several exercises at once. The test host
- * (build/tests/host: this file, the harness, the course's library, Check and the
- * CUDA runtime, with every symbol exported) loads exercise modules (an exercise's
- * tests and a learner's file as a shared object, linked with the same --wrap
- * flags, so that their CUDA calls reach the harness's wrappers), each named by
- * --module, before it forks its first worker. The worker then runs one
- * exercise's tests after another's in one CUDA context, and starts afresh only
- * where one of them cannot vouch for the next: make grade runs a student's
- * exercises so, make test the known mistakes.
- *
- * Usage: TEST-PROGRAM [OPTION...] [EXERCISE-OPTION...] [--module FILE [EXERCISE-OPTION...]]...
+ * Usage: host [OPTION...] --module TESTS.so [EXERCISE-OPTION...] [--module ...]...
  *   options: --tally FILE, --color|--no-color, --verbose, --rubric, --result-fd N
- *   exercise options, for the program's own exercise or the module named before them:
- *            --source FILE, --json FILE, --report FILE (the block goes there, not to standard
- *            output), --skip-timed (as COURSE_SKIP_TIMED=1, for this exercise alone)
+ *   exercise options, for the module named before them:
+ *            --learner FILE (the learner's module: their file and its dispatchers),
+ *            --source FILE, --json FILE, --report FILE (the block goes to that file, not to
+ *            standard output), --skip-timed (as COURSE_SKIP_TIMED=1, for this exercise alone)
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
  * COURSE_TEST_TIMEOUT: seconds one test may take (default 20).
  * COURSE_RUNNER_STATS=1: where the time and the workers went, on standard error.
  * COURSE_SKIP_TIMED=1: the timed tests are not run, and fail saying so (the self-test's first
  * look at a known mistake, whose diagnostic usually comes from an untimed test).
+ * COURSE_SKIP_GPU_PROBE=1: no CUDA at all (the harness's own self-test).
  *
- * --result-fd N is make grade's result channel (grader/README.md): each
- * exercise's JSON record goes to the inherited descriptor N once its tests have
- * finished, one record after another. Only the judge ever writes it; the worker
- * closes it before it runs anything.
+ * --result-fd N is make grade's result channel (grader/README.md): each exercise's JSON record
+ * goes to the inherited descriptor N once its tests have finished, one record after another.
+ * Only the judge ever writes it; the checker closes it before it runs anything.
  */
 #define _GNU_SOURCE /* strsignal, pipe2 */
+#include "arena.h"
+#include "checker.h"
+#include "io.h"
 #include "device_info.h"
 #include "gpu_share.h"
 #include "harness.h"
+#include "processes.h"
 #include "report.h"
 
 #include <dlfcn.h>
@@ -72,7 +62,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,15 +70,12 @@
 #define DEFAULT_TIMEOUT_S 20.0
 #define MAX_TIMEOUT_S 3600.0
 #define EXIT_NO_GPU 77
-/* Creating a context can take a second when many processes ask at once. */
-#define WORKER_START_S 120.0
-/* Device memory a test may leave the pools holding before the worker starts afresh. */
-#define DEVICE_MEMORY_SLACK ((size_t)256 << 20)
-#define OUTPUT_KEPT 2048 /* bytes of a test's own output kept for its diagnostic */
+#define CHECKER_START_S 120.0 /* a context can take a second when many processes ask at once */
+/* How far past a test's own limit the judge waits for the checker, which enforces the limit
+ * on the learner's code: past this, the checker itself is stuck (a problem of the course). */
+#define BACKSTOP_S 20.0
 #define MESSAGE_LIMIT ((size_t)64 << 10) /* the longest failure message Check takes */
 
-/* The test program's own exercise, where its test file is linked in; the host has none. */
-extern const course_exercise course_exercise_info __attribute__((weak));
 extern bool course_test_completed; /* harness.c */
 void harness_release_buffers(void); /* harness.c */
 
@@ -100,37 +86,35 @@ typedef struct registered_test {
     bool timed;
 } registered_test;
 
-/* An exercise this program runs: its own, or a module's. */
+/* An exercise this program runs: a test module, and the learner's module it calls. */
 typedef struct exercise_entry {
     const course_exercise *info;
     registered_test tests[MAX_TESTS];
     int count;
     report_options options;
     const char *report_path; /* --report: where its block goes */
+    const char *learner;     /* --learner: the learner's module */
     bool skip_timed;
-    void *module;         /* dlopen's handle; NULL for the program's own exercise */
-    char unloadable[512]; /* why its module could not be loaded; "" when it was */
+    void *module;         /* dlopen's handle */
+    char unloadable[512]; /* why a module could not be loaded; "" when it was */
 } exercise_entry;
 
-static exercise_entry own_exercise; /* where a linked-in test file's constructors register */
-/* Where constructors register tests: a module's entry while it loads. */
-static exercise_entry *loading = &own_exercise;
+static exercise_entry *loading; /* where constructors register tests: a module's entry */
 static exercise_entry **entries;
 static int entry_count;
-static const registered_test *running_test; /* in the worker, while a test runs */
+static const registered_test *running_test; /* in the checker, while a test runs */
 
 void course_register_test(const TTest *test, int points, int line, bool timed)
 {
+    if (loading == NULL) {
+        fprintf(stderr, "harness: a test registered outside a module\n");
+        exit(2);
+    }
     if (loading->count == MAX_TESTS) {
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
         exit(2);
     }
     loading->tests[loading->count++] = (registered_test){test, points, line, timed};
-}
-
-bool course_test_is_timed(void)
-{
-    return running_test != NULL && running_test->timed;
 }
 
 static int by_line(const void *a, const void *b)
@@ -149,86 +133,15 @@ static void sentence_from_name(const char *name, char *sentence, size_t size)
             *c = ' ';
 }
 
-/* --- What travels between the judge and the worker ---------------------------------------- */
-
-#define QUIT UINT32_MAX
-
-typedef struct command {
-    uint32_t exercise; /* index into entries[] */
-    uint32_t test;     /* index into its tests[], or QUIT */
-    uint64_t nonce;
-} command;
-
-typedef struct hello {
-    int32_t gpu_ok;
-    char why[256];      /* when there is no GPU */
-    double turn_wait_s; /* waiting for COURSE_CONTEXT_LOCK */
-    double making_s;    /* making the context */
-} hello;
-
-enum verdict { VERDICT_PASS, VERDICT_FAIL };
-
-/* What the worker says during a test: its verdict, at the end; in a timed test, also when its
- * measurement starts and ends (harness_gpu_alone_begin and _end). */
-enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED };
-
-typedef struct reply {
-    uint64_t nonce;
-    uint32_t kind;
-    uint32_t exercise;
-    uint32_t test;
-    uint32_t verdict;
-    uint32_t start_afresh; /* why the worker cannot vouch for the next test; 0: it can */
-    uint32_t message_length;
-} reply;
-
-static bool write_all(int fd, const void *data, size_t size)
+static double now_s(void)
 {
-    const char *at = data;
-    while (size > 0) {
-        ssize_t written = write(fd, at, size);
-        if (written < 0 && errno == EINTR)
-            continue;
-        if (written <= 0)
-            return false;
-        at += written;
-        size -= (size_t)written;
-    }
-    return true;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static bool read_all(int fd, void *data, size_t size)
-{
-    char *at = data;
-    while (size > 0) {
-        ssize_t got = read(fd, at, size);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return false;
-        at += got;
-        size -= (size_t)got;
-    }
-    return true;
-}
-
-/* --- The worker ---------------------------------------------------------------------------- */
-
-typedef struct worker_state {
-    bool use_cuda;
-    size_t threads; /* after the context was made */
-    size_t device_free;
-    /* COURSE_CONTEXT_LOCK, where programs share the GPU (gpu_share.h), makes contexts one at a
-     * time: the driver creates them faster that way than side by side. -1 where nobody shares
-     * the GPU. */
-    int context_lock;
-    bool gpu_shared; /* other test programs may use the GPU at the same time */
-} worker_state;
-
-static double now_s(void);
-
-/* COURSE_RUNNER_STATS=1: a line on standard error for each worker started, each test's time,
- * each fresh start and each stop, to find where a run's time and contexts go. */
+/* COURSE_RUNNER_STATS=1: a line on standard error for each checker and worker started, each
+ * test's time, each fresh start and each stop, to find where a run's time and contexts go. */
 __attribute__((format(printf, 1, 2))) static void runner_stat(const char *format, ...)
 {
     const char *wanted = getenv("COURSE_RUNNER_STATS");
@@ -241,6 +154,8 @@ __attribute__((format(printf, 1, 2))) static void runner_stat(const char *format
     fputc('\n', stderr);
     va_end(args);
 }
+
+/* --- The checker ------------------------------------------------------------------------ */
 
 /* Runs a test with Check in no-fork mode; its failure message goes in message. */
 static enum verdict run_test(const exercise_entry *e, const registered_test *test, char *message,
@@ -255,8 +170,8 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
     /* Check ends the process on a failure message over its limit (4 KiB unless told): a
-     * diagnostic that lists many calls must be cut short in the report, not look like the
-     * learner's exit(). The message reaches the report cut to its size. */
+     * diagnostic that lists many calls must be cut short in the report, not end the checker.
+     * The message reaches the report cut to its size. */
     check_set_max_msg_size(MESSAGE_LIMIT);
     course_test_completed = false;
     srunner_run_all(runner, CK_SILENT);
@@ -270,9 +185,7 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
         verdict = VERDICT_PASS;
         snprintf(message, size, "%s", harness_test_note()); /* usually "" */
     } else if (tr_rtype(results[0]) == CK_PASS) {
-        snprintf(message, size,
-                 "the test stopped before its end without failing: the code under test left "
-                 "it by a jump (longjmp, or a signal handler's return)");
+        snprintf(message, size, "the test stopped before its end without failing");
     } else {
         snprintf(message, size, "%s", tr_msg(results[0]) ? tr_msg(results[0]) : "failed");
     }
@@ -281,64 +194,19 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
     return verdict;
 }
 
-/* Why a worker cannot vouch for the next test (a reply's start_afresh, a set of these). */
-enum fresh_start_reason {
-    FRESH_POISONED = 1,      /* a CUDA error that no call clears */
-    FRESH_LEDGER_FULL = 2,   /* more held than the ledger could note, so not all given back */
-    FRESH_MEMORY_KEPT = 4,   /* device memory missing that the ledger did not know of */
-    FRESH_THREADS_LEFT = 8,  /* threads of the code under test still running */
-};
-
-static const char *fresh_start_words(uint32_t reasons)
+/* What the learner's code printed, under a failure. */
+static void append_output(char *message, size_t size)
 {
-    return reasons & FRESH_POISONED      ? "the context was poisoned"
-           : reasons & FRESH_LEDGER_FULL ? "more was held than the ledger notes"
-           : reasons & FRESH_MEMORY_KEPT ? "device memory was not all given back"
-           : reasons & FRESH_THREADS_LEFT ? "threads were left running"
-                                          : "no reason";
-}
-
-/* After a test: gives back what it left, and says (0, or the reasons) whether the next test
- * can share this process. A context that a CUDA error has poisoned fails the test that
- * poisoned it. */
-static uint32_t tidy_up(const worker_state *state, enum verdict *verdict, char *message,
-                        size_t size)
-{
-    trace_stop();
-    cuda_check_set_handler(NULL);
-    harness_release_buffers();
-    if (!state->use_cuda)
-        return harness_thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT;
-
-    cudaError_t err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError(); /* an ordinary error clears; one that poisons stays */
-        err = cudaDeviceSynchronize();
-    }
-    (void)cudaGetLastError();
-    if (err != cudaSuccess) {
-        char why[256];
-        size_t used = strlen(message);
-        snprintf(message + used, size - used,
-                 "%sthe code left the GPU in an error state that no later call can clear: %s. "
-                 "This happens when a kernel touches memory it does not own, or a launch fails; "
-                 "every CUDA call after it in this process fails the same way",
-                 used ? ". Also, " : "", cuda_error_describe(err, why, sizeof why));
-        *verdict = VERDICT_FAIL;
-        return FRESH_POISONED;
-    }
-    bool complete = true;
-    (void)ledger_release_all(&complete);
-    /* The device's free memory says what this process kept only while no other program uses
-     * the GPU: beside others (make check, make grade) it moves with theirs. There the ledger
-     * is the whole story, since make grade refuses the allocations it does not see. */
-    size_t device_free = 0, total = 0;
-    bool memory_back = state->gpu_shared ||
-                       (cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
-                        device_free + DEVICE_MEMORY_SLACK >= state->device_free);
-    (void)cudaGetLastError();
-    return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
-           (harness_thread_count() <= state->threads ? 0 : FRESH_THREADS_LEFT);
+    size_t dropped = 0;
+    const char *printed = remote_test_output(&dropped);
+    if (printed[0] == '\0')
+        return;
+    size_t used = strlen(message);
+    snprintf(message + used, size - used, "\nIt printed%s:\n%s%s", dropped ? " (the end of it)" : "",
+             dropped ? "..." : "", printed);
+    used = strlen(message);
+    while (used > 0 && message[used - 1] == '\n')
+        message[--used] = '\0';
 }
 
 static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_wait_s,
@@ -353,70 +221,32 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_w
     (void)write_all(reply_fd, &h, sizeof h);
 }
 
-/* The test the worker runs, for the messages it sends during it. */
-static struct {
-    int command_fd, reply_fd;
-    bool gpu_shared;
-    command running;
-    bool alone; /* between harness_gpu_alone_begin and _end */
-} in_test = {-1, -1, false, {0, 0, 0}, false};
-
-bool harness_gpu_is_alone(void)
+static _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, bool gpu_shared)
 {
-    return in_test.alone;
-}
-
-/* Where programs share the GPU, the judge takes it alone for the test (after the programs that
- * hold it now let go) and then says go on; the time it waits is not the test's. */
-void harness_gpu_alone_begin(void)
-{
-    ck_assert_msg(course_test_is_timed(),
-                  "the course's test measures the GPU but is not declared with COURSE_TIMED_TEST "
-                  "(a bug in the course)");
-    if (in_test.alone)
-        return;
-    in_test.alone = true;
-    pinned_pool_set_measuring(true);
-    if (!in_test.gpu_shared)
-        return;
-    fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
-    reply r = {in_test.running.nonce, REPLY_ALONE, in_test.running.exercise,
-               in_test.running.test, 0, 0, 0};
-    command go;
-    if (!write_all(in_test.reply_fd, &r, sizeof r) ||
-        !read_all(in_test.command_fd, &go, sizeof go) || go.nonce != in_test.running.nonce)
-        _exit(0); /* the judge is gone, or confused: it fails the test */
-}
-
-void harness_gpu_alone_end(void)
-{
-    if (!in_test.alone)
-        return;
-    in_test.alone = false;
-    pinned_pool_set_measuring(false);
-    if (!in_test.gpu_shared)
-        return;
-    reply r = {in_test.running.nonce, REPLY_SHARED, in_test.running.exercise,
-               in_test.running.test, 0, 0, 0};
-    if (!write_all(in_test.reply_fd, &r, sizeof r))
-        _exit(0);
-}
-
-static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
-{
-    worker_state state = {use_cuda, 0, 0, gpu_share_open_lock("COURSE_CONTEXT_LOCK"),
-                          getenv("COURSE_GPU_LOCK") != NULL && getenv("COURSE_GPU_LOCK")[0]};
+    checker.command_fd = command_fd;
+    checker.reply_fd = reply_fd;
+    checker.use_cuda = use_cuda;
+    checker.gpu_shared = gpu_shared;
+    checker.context_lock = gpu_share_open_lock("COURSE_CONTEXT_LOCK");
+    /* The learner's orphans come back here, where their end can be seen to. */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+    char why[256] = "";
     double turn_wait_s = 0, making_s = 0;
+    /* The shared memory first, at its fixed address, before CUDA reserves its own ranges. */
+    checker.arena = arena_create(why, sizeof why);
+    if (checker.arena < 0 || !arena_map(checker.arena, why, sizeof why)) {
+        send_hello(reply_fd, false, why, 0, 0);
+        _exit(0);
+    }
     if (use_cuda) {
         int count = 0;
-        char why[256] = "";
         const double asked = now_s();
-        gpu_share_lock(state.context_lock, LOCK_EX);
+        gpu_share_lock(checker.context_lock, LOCK_EX);
         const double making = now_s();
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err == cudaSuccess && count > 0)
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
-        gpu_share_lock(state.context_lock, LOCK_UN);
+        gpu_share_lock(checker.context_lock, LOCK_UN);
         turn_wait_s = making - asked;
         making_s = now_s() - making;
         if (err != cudaSuccess || count == 0) {
@@ -427,151 +257,151 @@ static _Noreturn void worker_main(int command_fd, int reply_fd, bool use_cuda)
             send_hello(reply_fd, false, why, turn_wait_s, making_s);
             _exit(0);
         }
-        size_t total = 0;
-        (void)cudaMemGetInfo(&state.device_free, &total);
     }
-    state.threads = harness_thread_count();
     send_hello(reply_fd, true, "", turn_wait_s, making_s);
 
     static char message[sizeof(((test_outcome *)0)->message)];
-    for (command c; read_all(command_fd, &c, sizeof c) && c.test != QUIT;) {
-        if (c.exercise >= (uint32_t)entry_count || c.test >= (uint32_t)entries[c.exercise]->count)
+    for (command c; read_all(command_fd, &c, sizeof c);) {
+        if (c.kind == COMMAND_QUIT)
             break;
+        if (c.kind != COMMAND_RUN || c.exercise >= (uint32_t)entry_count ||
+            c.test >= (uint32_t)entries[c.exercise]->count)
+            continue; /* a MOVE for a test that has ended */
         const exercise_entry *e = entries[c.exercise];
-        in_test = (__typeof__(in_test)){command_fd, reply_fd, state.gpu_shared, c, false};
-        pinned_pool_set_measuring(false);
+        checker.exercise = c.exercise;
+        checker.learner_module = e->learner;
+        checker.timeout = c.seconds;
+        checker.deadline = now_s() + c.seconds;
+        checker.alone = checker.not_graded = checker.unloadable = false;
+        checker.not_graded_why[0] = '\0';
         running_test = &e->tests[c.test];
+        checker.timed = running_test->timed;
+        checker.in_test = true;
+        remote_test_begin();
         enum verdict verdict = run_test(e, running_test, message, sizeof message);
         running_test = NULL;
-        uint32_t fresh_start = tidy_up(&state, &verdict, message, sizeof message);
+        checker.in_test = false;
+        harness_gpu_alone_end(); /* a test that failed while it measured */
+        const bool evidence = trace_evidence_read && !harness_results_were_compared;
+        const bool unloadable = checker.unloadable;
+        if (verdict != VERDICT_PASS)
+            append_output(message, sizeof message);
+        harness_release_buffers();
+        uint32_t fresh_start = remote_end_of_test();
+        if (checker.not_graded && verdict != VERDICT_PASS) {
+            verdict = VERDICT_NOT_GRADED;
+            snprintf(message, sizeof message, "not graded: %s", checker.not_graded_why);
+        }
         fflush(NULL); /* what the test printed goes out before its verdict */
-        reply r = {c.nonce,      REPLY_VERDICT, c.exercise, c.test,
-                   verdict,      fresh_start,   (uint32_t)strlen(message)};
+        reply r = {REPLY_VERDICT,
+                   c.exercise,
+                   c.test,
+                   verdict,
+                   (evidence ? REPLY_EVIDENCE : 0) | (unloadable ? REPLY_UNLOADABLE : 0),
+                   fresh_start,
+                   remote_printed_bytes(),
+                   (uint32_t)strlen(message),
+                   0};
         if (!write_all(reply_fd, &r, sizeof r) || !write_all(reply_fd, message, strlen(message)))
             break;
-        if (fresh_start)
-            break;
     }
+    remote_quit();
     fflush(NULL);
     _exit(0);
 }
 
 /* --- The judge ----------------------------------------------------------------------------- */
 
-typedef struct worker {
+typedef struct checker_process {
     pid_t pid;
     int command_fd, reply_fd, output_fd;
-} worker;
+} checker_process;
 
 static int result_fd = -1; /* make grade's channel, held by the judge alone */
+static checker_process the_checker = {0, -1, -1, -1};
+static int checkers_started, workers_replaced;
 
-static double now_s(void)
+/* Starts the checker: its standard output and error go to a pipe the judge reads (what the
+ * course's own code prints; the learner's goes to the checker). */
+static bool start_checker(checker_process *k, bool use_cuda)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* Starts a worker: its standard output and error go to a pipe the judge reads. */
-static bool start_worker(worker *w, bool use_cuda)
-{
-    int to_worker[2], from_worker[2], output[2];
-    if (pipe2(to_worker, O_CLOEXEC) != 0)
+    int to_checker[2], from_checker[2], output[2];
+    if (pipe2(to_checker, O_CLOEXEC) != 0)
         return false;
-    if (pipe2(from_worker, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
-        close(to_worker[0]);
-        close(to_worker[1]);
+    if (pipe2(from_checker, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
+        close(to_checker[0]);
+        close(to_checker[1]);
         return false;
     }
     fflush(NULL);
+    const bool gpu_shared = gpu_share_active();
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0); /* its own group, so that what it starts dies with it */
         signal(SIGPIPE, SIG_DFL);
         if (result_fd >= 0)
             close(result_fd);
-        gpu_share_close(); /* the judge's: a worker that unlocked them would unlock its */
+        gpu_share_close(); /* the judge's: a checker that unlocked them would unlock its */
         dup2(output[1], STDOUT_FILENO);
         dup2(output[1], STDERR_FILENO);
-        close(to_worker[1]);
-        close(from_worker[0]);
+        close(to_checker[1]);
+        close(from_checker[0]);
         close(output[0]);
-        worker_main(to_worker[0], from_worker[1], use_cuda);
+        checker_main(to_checker[0], from_checker[1], use_cuda, gpu_shared);
     }
-    close(to_worker[0]);
-    close(from_worker[1]);
+    close(to_checker[0]);
+    close(from_checker[1]);
     close(output[1]);
     if (pid < 0) {
-        close(to_worker[1]);
-        close(from_worker[0]);
+        close(to_checker[1]);
+        close(from_checker[0]);
         close(output[0]);
         return false;
     }
     setpgid(pid, pid);
     fcntl(output[0], F_SETFL, O_NONBLOCK);
-    fcntl(from_worker[0], F_SETFL, O_NONBLOCK);
-    *w = (worker){pid, to_worker[1], from_worker[0], output[0]};
+    fcntl(from_checker[0], F_SETFL, O_NONBLOCK);
+    *k = (checker_process){pid, to_checker[1], from_checker[0], output[0]};
+    checkers_started++;
     return true;
 }
 
-/* A test's own output: the last OUTPUT_KEPT bytes, and how many came before them. */
-typedef struct captured_output {
-    char text[OUTPUT_KEPT + 1];
-    size_t length;
-    size_t dropped;
-} captured_output;
+/* The checker's own output: the course's, kept for the note when it dies. */
+static char checker_said[1024];
 
-static void keep_output(captured_output *out, const char *data, size_t size)
-{
-    if (size >= OUTPUT_KEPT) {
-        out->dropped += out->length + size - OUTPUT_KEPT;
-        memcpy(out->text, data + size - OUTPUT_KEPT, OUTPUT_KEPT);
-        out->length = OUTPUT_KEPT;
-    } else {
-        size_t keep = out->length + size > OUTPUT_KEPT ? OUTPUT_KEPT - size : out->length;
-        out->dropped += out->length - keep;
-        memmove(out->text, out->text + out->length - keep, keep);
-        memcpy(out->text + keep, data, size);
-        out->length = keep + size;
-    }
-    out->text[out->length] = '\0';
-}
-
-static size_t printed_total; /* bytes the tests printed, all of them */
-
-/* Reads what the worker printed that is there now; false at its end. */
-static bool drain_output(const worker *w, captured_output *out)
+static bool drain_output(const checker_process *k)
 {
     char buffer[65536];
     for (;;) {
-        ssize_t got = read(w->output_fd, buffer, sizeof buffer);
+        ssize_t got = read(k->output_fd, buffer, sizeof buffer);
         if (got > 0) {
-            printed_total += (size_t)got;
-            if (out != NULL)
-                keep_output(out, buffer, (size_t)got);
+            size_t keep = (size_t)got < sizeof checker_said - 1 ? (size_t)got
+                                                                : sizeof checker_said - 1;
+            memcpy(checker_said, buffer + got - keep, keep);
+            checker_said[keep] = '\0';
             continue;
         }
         return !(got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR));
     }
 }
 
-/* An untimed test that has held the GPU for a while when a timed test of another program waits
- * is stopped until the timed test is done (gpu_share.h), and its deadline moves on by the time
- * it was stopped. */
-static void yield_to_a_timed_test(const worker *w, double *deadline)
+/* Stops the checker, its worker and all they started, for as long as a timed test of another
+ * program has the GPU, and tells the checker how long that was: its deadline moves on. */
+static void yield_to_a_timed_test(const checker_process *k, double *deadline)
 {
     if (!gpu_share_should_yield())
         return;
-    const double stopped = gpu_share_yield(w->pid);
+    const double stopped = gpu_share_yield(k->pid);
     *deadline += stopped;
+    command move = {COMMAND_MOVE, 0, 0, 0, stopped};
+    (void)write_all(k->command_fd, &move, sizeof move);
     runner_stat("a test stopped for %.2f s while a timed test had the GPU", stopped);
 }
 
-/* Waits until the worker's verdict pipe holds `size` more bytes at buffer, or the deadline,
- * reading its output meanwhile. Returns 1 when read, 0 at the pipe's end, -1 at the deadline.
- * While `running` (a test has the GPU), it yields the GPU to timed tests that wait for it. */
-static int await(const worker *w, void *buffer, size_t size, double *deadline, bool running,
-                 captured_output *out)
+/* Waits until the checker's pipe holds `size` more bytes at buffer, or the deadline, reading its
+ * output meanwhile. Returns 1 when read, 0 at the pipe's end, -1 at the deadline. While
+ * `running` (a test has the GPU), it yields the GPU to timed tests that wait for it. */
+static int await(const checker_process *k, void *buffer, size_t size, double *deadline, bool running)
 {
     char *at = buffer;
     while (size > 0) {
@@ -580,17 +410,17 @@ static int await(const worker *w, void *buffer, size_t size, double *deadline, b
             return -1;
         if (running && gpu_share_active() && left > GPU_SHARE_CHECK_S)
             left = GPU_SHARE_CHECK_S;
-        struct pollfd fds[2] = {{w->reply_fd, POLLIN, 0}, {w->output_fd, POLLIN, 0}};
+        struct pollfd fds[2] = {{k->reply_fd, POLLIN, 0}, {k->output_fd, POLLIN, 0}};
         int ready = poll(fds, 2, (int)ceil(left * 1000));
         if (ready < 0 && errno != EINTR)
             return 0;
         if (running)
-            yield_to_a_timed_test(w, deadline);
+            yield_to_a_timed_test(k, deadline);
         if (fds[1].revents)
-            (void)drain_output(w, out);
+            (void)drain_output(k);
         if (fds[0].revents == 0)
             continue;
-        ssize_t got = read(w->reply_fd, at, size);
+        ssize_t got = read(k->reply_fd, at, size);
         if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
             return 0;
         if (got > 0) {
@@ -601,209 +431,97 @@ static int await(const worker *w, void *buffer, size_t size, double *deadline, b
     return 1;
 }
 
-/* Ends the worker (it has had its chance) and says how it ended, in `status`. */
-static void stop_worker(worker *w, bool ask_first, int *status, captured_output *out)
+/* Ends the checker and everything below it (its worker, what the learner's code started). */
+static void stop_checker(checker_process *k, bool ask_first)
 {
     if (ask_first) {
-        command quit = {0, QUIT, 0};
-        (void)write_all(w->command_fd, &quit, sizeof quit);
+        command quit = {COMMAND_QUIT, 0, 0, 0, 0};
+        (void)write_all(k->command_fd, &quit, sizeof quit);
     }
-    close(w->command_fd);
-    /* A worker that has already ended, or is ending, gets a moment to say how. */
+    close(k->command_fd);
     pid_t done = 0;
-    for (int tries = 0; tries < 200 && (done = waitpid(w->pid, status, WNOHANG)) == 0; tries++) {
-        (void)drain_output(w, out);
+    int status;
+    for (int tries = 0; tries < 400 && (done = waitpid(k->pid, &status, WNOHANG)) == 0; tries++) {
+        (void)drain_output(k);
         usleep(5000);
     }
-    if (done == 0) {
-        kill(-w->pid, SIGKILL);
-        kill(w->pid, SIGKILL);
-        waitpid(w->pid, status, 0);
-    }
-    kill(-w->pid, SIGKILL); /* whatever it started */
-    (void)drain_output(w, out);
-    close(w->reply_fd);
-    close(w->output_fd);
-    w->pid = 0;
+    for (int pass = 0; pass < 2; pass++)
+        signal_processes_below(k->pid, SIGKILL, done == 0);
+    if (done == 0)
+        waitpid(k->pid, &status, 0);
+    (void)drain_output(k);
+    close(k->reply_fd);
+    close(k->output_fd);
+    k->pid = 0;
 }
 
-/* What ended a worker in the middle of a test, in the learner's terms, with what it printed. */
-static void explain_death(int status, const char *printed, char *out, size_t size)
-{
-    /* The C library's last words when free() is given what malloc never returned. */
-    bool bad_free = strstr(printed, "free(): invalid pointer") != NULL ||
-                    strstr(printed, "munmap_chunk(): invalid pointer") != NULL ||
-                    strstr(printed, "free(): invalid size") != NULL;
-    bool double_free = strstr(printed, "double free") != NULL;
-    if (WIFSIGNALED(status) && (bad_free || double_free)) {
-        snprintf(out, size,
-                 "crashed in free(): %s. Memory from cudaMalloc is given back with cudaFree, "
-                 "pinned memory from cudaMallocHost with cudaFreeHost; free() takes only what "
-                 "malloc returned, once",
-                 double_free ? "the same pointer was freed twice"
-                             : "free() was given a pointer that malloc never returned");
-        return;
-    }
-    if (WIFSIGNALED(status)) {
-        int signal_number = WTERMSIG(status);
-        const char *advice =
-            signal_number == SIGABRT
-                ? "The C library aborts like this when free() or realloc() is given a pointer "
-                  "malloc never returned (device memory, pinned memory from cudaMallocHost, "
-                  "a pointer freed already) or when a buffer was overrun"
-                : "Look for a pointer used after it was freed, a device pointer dereferenced on "
-                  "the host, or an index past the end";
-        snprintf(out, size, "crashed: Received signal %d (%s). %s", signal_number,
-                 strsignal(signal_number), advice);
-    } else if (WIFEXITED(status)) {
-        snprintf(out, size,
-                 "the code called exit(%d) instead of returning: report errors to the caller, "
-                 "never end the program from a library function",
-                 WEXITSTATUS(status));
-    } else {
-        snprintf(out, size, "the test's process ended unexpectedly");
-    }
-}
+static size_t printed_total; /* bytes the learner's code printed in this exercise's tests */
 
-static void append_output(char *message, size_t size, const captured_output *out)
-{
-    if (out->length == 0)
-        return;
-    size_t used = strlen(message);
-    snprintf(message + used, size - used, "\nIt printed%s:\n%s%s",
-             out->dropped ? " (the end of it)" : "", out->dropped ? "..." : "", out->text);
-    used = strlen(message);
-    while (used > 0 && message[used - 1] == '\n')
-        message[--used] = '\0';
-}
-
-static double timeout_seconds(void)
-{
-    const char *text = getenv("COURSE_TEST_TIMEOUT");
-    if (text == NULL || text[0] == '\0')
-        return DEFAULT_TIMEOUT_S;
-    char *end = NULL;
-    errno = 0;
-    double seconds = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !(seconds >= 0.1 && seconds <= MAX_TIMEOUT_S)) {
-        fprintf(stderr,
-                "COURSE_TEST_TIMEOUT=%s is not a time this harness can keep: say how many "
-                "seconds one test may take, a number from 0.1 to %g (the default is %g)\n",
-                text, MAX_TIMEOUT_S, DEFAULT_TIMEOUT_S);
-        exit(2);
-    }
-    return seconds;
-}
-
-static bool source_is_untouched_stub(const char *path)
-{
-    if (path == NULL)
-        return false;
-    FILE *file = fopen(path, "r");
-    if (file == NULL)
-        return false;
-    char line[1024];
-    bool has_todo = false;
-    while (!has_todo && fgets(line, sizeof line, file))
-        has_todo = strstr(line, "TODO") != NULL;
-    fclose(file);
-    return has_todo;
-}
-
-static _Noreturn void usage(const char *program, const char *problem)
-{
-    fprintf(stderr,
-            "%s%s%susage: %s [--tally FILE] [--color|--no-color] [--verbose] [--rubric] "
-            "[--result-fd N] [EXERCISE-OPTION...] [--module FILE [EXERCISE-OPTION...]]...\n"
-            "  exercise options: --source FILE, --json FILE, --report FILE, --skip-timed\n",
-            problem ? program : "", problem ? ": " : "", problem ? problem : "", program);
-    exit(2);
-}
-
-/* The descriptor number in text, if it names an open descriptor other than 0 to 2. */
-static int parse_result_fd(const char *text)
-{
-    char *end = NULL;
-    long fd = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || fd <= STDERR_FILENO || fd > INT_MAX)
-        return -1;
-    return fcntl((int)fd, F_GETFD) == -1 ? -1 : (int)fd;
-}
-
-static uint64_t draw_nonce(void)
-{
-    uint64_t nonce = 0;
-    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
-        nonce = (uint64_t)now_s() * 2654435761u ^ (uint64_t)getpid() << 32;
-    return nonce;
-}
-
-static worker the_worker = {0, -1, -1, -1}; /* shared by the exercises, one after another */
-static int workers_started;
-
-/* Runs exercise x's tests, each in the current worker or, after one could not go on, a new
- * one. Returns false, with the reason in why, when the first worker found no GPU. */
+/* What became of each test of an exercise, one after another */
 static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use_cuda, char *why,
                          size_t why_size)
 {
-    const exercise_entry *e = entries[x];
-    worker *w = &the_worker;
+    exercise_entry *e = entries[x];
+    checker_process *k = &the_checker;
     runner_stat("exercise %s (%s)", e->info->id, e->options.source ? e->options.source : "");
     for (int t = 0; t < e->count; t++) {
-        captured_output out = {.length = 0};
         if (e->skip_timed && e->tests[t].timed) {
             outcomes[t].ran = true;
             snprintf(outcomes[t].message, sizeof outcomes[t].message,
                      "not run: COURSE_SKIP_TIMED=1 skips the tests that time the GPU");
             continue;
         }
-        if (w->pid == 0) {
+        if (e->unloadable[0] != '\0') {
+            outcomes[t].ran = true;
+            snprintf(outcomes[t].message, sizeof outcomes[t].message, "%s", e->unloadable);
+            continue;
+        }
+        if (k->pid == 0) {
             hello h;
-            int status = 0;
-            if (!start_worker(w, use_cuda)) {
+            if (!start_checker(k, use_cuda)) {
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
-                         "the test did not run: no process could be started for it (%s)",
+                         "not graded: no process could be started for the test (%s)",
                          strerror(errno));
+                outcomes[t].not_graded = true;
                 continue;
             }
-            workers_started++;
             const double starting = now_s();
-            double started_by = starting + WORKER_START_S;
-            int got = await(w, &h, sizeof h, &started_by, false, &out);
-            runner_stat("worker %d ready in %.2f s (%.2f s waiting for a turn to make its "
+            double started_by = starting + CHECKER_START_S;
+            int got = await(k, &h, sizeof h, &started_by, false);
+            runner_stat("checker %d ready in %.2f s (%.2f s waiting for a turn to make its "
                         "context, %.2f s making it)",
-                        workers_started, now_s() - starting, got == 1 ? h.turn_wait_s : 0,
+                        checkers_started, now_s() - starting, got == 1 ? h.turn_wait_s : 0,
                         got == 1 ? h.making_s : 0);
             if (got != 1 || !h.gpu_ok) {
-                stop_worker(w, false, &status, &out);
+                stop_checker(k, false);
                 if (got == 1)
                     snprintf(why, why_size, "%s", h.why);
                 else
-                    snprintf(why, why_size,
-                             "the CUDA runtime %s while looking for a device",
+                    snprintf(why, why_size, "the CUDA runtime %s while looking for a device",
                              got == 0 ? "crashed" : "hung");
-                if (workers_started == 1)
+                if (checkers_started == 1)
                     return false;
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
-                         "the test did not run: its process could not use the GPU (%s)", why);
+                         "not graded: its process could not use the GPU (%s)", why);
+                outcomes[t].not_graded = true;
                 continue;
             }
-            out.length = out.dropped = 0;
         }
 
-        command c = {(uint32_t)x, (uint32_t)t, draw_nonce()};
+        command c = {COMMAND_RUN, (uint32_t)x, (uint32_t)t, 0, timeout};
         reply r;
         /* The test's time starts once it has the GPU: waiting for it is not the test's doing.
          * Every test shares it at first; a timed test has it alone while it measures. */
         const double waiting = now_s();
         gpu_share_take(false);
         const double running = now_s();
-        double deadline = running + timeout, alone_since = 0, alone_s = 0, alone_wait_s = 0;
+        double deadline = running + timeout + BACKSTOP_S, alone_since = 0, alone_s = 0,
+               alone_wait_s = 0;
         bool alone = false;
-        int got = write_all(w->command_fd, &c, sizeof c) ? 1 : 0;
+        int got = write_all(k->command_fd, &c, sizeof c) ? 1 : 0;
         while (got == 1) {
-            got = await(w, &r, sizeof r, &deadline, true, &out);
-            if (got != 1 || r.nonce != c.nonce || r.kind == REPLY_VERDICT)
+            got = await(k, &r, sizeof r, &deadline, true);
+            if (got != 1 || r.kind == REPLY_VERDICT)
                 break;
             if (r.kind == REPLY_ALONE && !alone && e->tests[t].timed) {
                 const double asked = now_s();
@@ -813,69 +531,76 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
                 alone_since = now_s();
                 alone_wait_s += alone_since - asked;
                 deadline += alone_since - asked;
-                if (!write_all(w->command_fd, &c, sizeof c))
+                command go = {COMMAND_GO, (uint32_t)x, (uint32_t)t, 0, 0};
+                if (!write_all(k->command_fd, &go, sizeof go))
                     got = 0;
             } else if (r.kind == REPLY_SHARED && alone) {
                 alone = false;
                 alone_s += now_s() - alone_since;
+                const double asked = now_s();
                 gpu_share_give_back();
                 gpu_share_take(false);
+                /* Taking it back may wait behind another program's timed test: not the test's
+                 * time either. */
+                const double waited = now_s() - asked;
+                deadline += waited;
+                command move = {COMMAND_MOVE, (uint32_t)x, (uint32_t)t, 0, waited};
+                (void)write_all(k->command_fd, &move, sizeof move);
             }
         }
         if (alone)
             alone_s += now_s() - alone_since;
-        bool genuine = got == 1 && r.nonce == c.nonce && r.kind == REPLY_VERDICT &&
-                       r.exercise == c.exercise && r.test == c.test &&
-                       r.message_length < sizeof outcomes[t].message;
+        bool genuine = got == 1 && r.kind == REPLY_VERDICT && r.exercise == c.exercise &&
+                       r.test == c.test && r.message_length < sizeof outcomes[t].message;
         if (genuine) {
-            got = await(w, outcomes[t].message, r.message_length, &deadline, true, &out);
+            got = await(k, outcomes[t].message, r.message_length, &deadline, true);
             outcomes[t].message[got == 1 ? r.message_length : 0] = '\0';
             genuine = got == 1;
         }
         outcomes[t].ran = true;
         if (genuine) {
-            (void)drain_output(w, &out);
+            (void)drain_output(k);
             outcomes[t].passed = r.verdict == VERDICT_PASS;
-            if (r.start_afresh) {
-                int status;
-                stop_worker(w, true, &status, NULL);
+            outcomes[t].not_graded = r.verdict == VERDICT_NOT_GRADED;
+            outcomes[t].evidence = (r.flags & REPLY_EVIDENCE) != 0;
+            printed_total += (size_t)r.printed;
+            text_make_printable(outcomes[t].message, sizeof outcomes[t].message);
+            if (r.flags & REPLY_UNLOADABLE)
+                snprintf(e->unloadable, sizeof e->unloadable, "%s", outcomes[t].message);
+            if (r.fresh_start) {
+                workers_replaced++;
                 runner_stat("a fresh worker after test %d: %s", t + 1,
-                            fresh_start_words(r.start_afresh));
+                            fresh_start_words(r.fresh_start));
             }
         } else {
-            int status = 0;
-            stop_worker(w, false, &status, &out);
+            /* The checker is the course's: a crash or a hang of its own says nothing of the
+             * learner's code, so the test is not graded, never failed. */
+            stop_checker(k, false);
             outcomes[t].passed = false;
-            if (got == -1)
-                snprintf(outcomes[t].message, sizeof outcomes[t].message,
-                         "did not finish within %g s: the code hangs, waits for something that "
-                         "never happens, or loops without end",
-                         timeout);
-            else if (got == 0)
-                explain_death(status, out.text, outcomes[t].message, sizeof outcomes[t].message);
-            else
-                snprintf(outcomes[t].message, sizeof outcomes[t].message,
-                         "the test's verdict did not come back whole: something in the test's "
-                         "process wrote over the harness's own channel");
+            outcomes[t].not_graded = true;
+            snprintf(outcomes[t].message, sizeof outcomes[t].message,
+                     "not graded: the course's checking process %s (a problem of the course or "
+                     "the machine, not of this code)%s%s",
+                     got == -1 ? "stopped answering" : "ended in the middle of the test",
+                     checker_said[0] ? ". It said: " : "", checker_said);
+            text_make_printable(outcomes[t].message, sizeof outcomes[t].message);
         }
-        gpu_share_give_back(); /* once the worker is done with it, or gone */
+        gpu_share_give_back(); /* once the checker is done with it, or gone */
         runner_stat("test %d%s took %.2f s (%.2f s of it with the GPU alone), after %.2f s "
                     "waiting for the GPU",
                     t + 1, e->tests[t].timed ? " (timed)" : "", now_s() - running - alone_wait_s,
                     alone_s, running - waiting + alone_wait_s);
-        if (!outcomes[t].passed)
-            append_output(outcomes[t].message, sizeof outcomes[t].message, &out);
     }
     return true;
 }
 
-/* Loads a module: its tests register as its constructors run. Nothing of it runs in a worker
- * before the judge asks. */
+/* Loads a test module: its tests register as its constructors run. It holds the course's test
+ * file and the stubs of the exercise's functions; the learner's code is never loaded here. */
 static void load_module(exercise_entry *e, const char *path)
 {
     loading = e;
     void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    loading = &own_exercise;
+    loading = NULL;
     const course_exercise *info = module ? dlsym(module, "course_exercise_info") : NULL;
     if (info != NULL) {
         e->info = info;
@@ -889,31 +614,9 @@ static void load_module(exercise_entry *e, const char *path)
         }
         return;
     }
-    snprintf(e->unloadable, sizeof e->unloadable, "%s",
-             module ? "it declares no exercise (course_exercise_info)" : dlerror());
-    e->count = 0;
-    /* Its name, for its report: chNN-slug/name.so is exercise chNN-slug/name. */
-    course_exercise *named = calloc(1, sizeof *named);
-    char *id = strdup(path);
-    if (named == NULL || id == NULL) {
-        perror("harness");
-        exit(2);
-    }
-    char *end = strrchr(id, '.');
-    if (end != NULL && strcmp(end, ".so") == 0)
-        *end = '\0';
-    char *last = strrchr(id, '/');
-    if (last != NULL) {
-        *last = '\0';
-        char *before = strrchr(id, '/');
-        *last = '/';
-        named->id = before ? before + 1 : id;
-    } else {
-        named->id = id;
-    }
-    named->title = "";
-    named->hint = "";
-    e->info = named;
+    fprintf(stderr, "harness: the course's test module %s could not be loaded: %s\n", path,
+            module ? "it declares no exercise (course_exercise_info)" : dlerror());
+    exit(2);
 }
 
 static exercise_entry *new_entry(void)
@@ -972,6 +675,21 @@ static test_outcome *outcomes_for(const exercise_entry *e)
     return outcomes;
 }
 
+static bool source_is_untouched_stub(const char *path)
+{
+    if (path == NULL)
+        return false;
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return false;
+    char line[1024];
+    bool has_todo = false;
+    while (!has_todo && fgets(line, sizeof line, file))
+        has_todo = strstr(line, "TODO") != NULL;
+    fclose(file);
+    return has_todo;
+}
+
 /* Runs exercise x and reports it; false when it did not all pass. */
 static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, char *why,
                            size_t why_size)
@@ -981,30 +699,68 @@ static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, c
     const double started = now_s();
     const int saved = report_to(e->report_path);
     bool all_passed = false;
-    if (e->unloadable[0] != '\0') {
-        report_unloadable(&e->options, e->unloadable);
-    } else if (*no_gpu || !run_exercise(x, outcomes, timeout, use_cuda, why, why_size)) {
+    printed_total = 0;
+    if (*no_gpu || !run_exercise(x, outcomes, timeout, use_cuda, why, why_size)) {
         *no_gpu = true;
         report_no_gpu(&e->options, outcomes, e->count, why);
+    } else if (e->unloadable[0] != '\0' && e->count > 0 && !outcomes[0].passed &&
+               strcmp(outcomes[0].message, e->unloadable) == 0) {
+        report_unloadable(&e->options, e->unloadable);
     } else {
-        all_passed = true;
         bool none_passed = true;
         for (int t = 0; t < e->count; t++) {
             if (!outcomes[t].ran && outcomes[t].message[0] == '\0')
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test did not run (the test program itself failed)");
-            all_passed &= outcomes[t].passed;
             none_passed &= !outcomes[t].passed;
         }
         e->options.not_started = none_passed && source_is_untouched_stub(e->options.source);
         e->options.printed_bytes = printed_total;
         e->options.seconds = now_s() - started;
-        report_results(&e->options, outcomes, e->count);
+        all_passed = report_results(&e->options, outcomes, e->count);
     }
     report_back(saved);
-    printed_total = 0;
     free(outcomes);
     return all_passed;
+}
+
+static double timeout_seconds(void)
+{
+    const char *text = getenv("COURSE_TEST_TIMEOUT");
+    if (text == NULL || text[0] == '\0')
+        return DEFAULT_TIMEOUT_S;
+    char *end = NULL;
+    errno = 0;
+    double seconds = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !(seconds >= 0.1 && seconds <= MAX_TIMEOUT_S)) {
+        fprintf(stderr,
+                "COURSE_TEST_TIMEOUT=%s is not a time this harness can keep: say how many "
+                "seconds one test may take, a number from 0.1 to %g (the default is %g)\n",
+                text, MAX_TIMEOUT_S, DEFAULT_TIMEOUT_S);
+        exit(2);
+    }
+    return seconds;
+}
+
+static _Noreturn void usage(const char *program, const char *problem)
+{
+    fprintf(stderr,
+            "%s%s%susage: %s [--tally FILE] [--color|--no-color] [--verbose] [--rubric] "
+            "[--result-fd N] --module FILE [EXERCISE-OPTION...] [--module FILE ...]...\n"
+            "  exercise options: --learner FILE, --source FILE, --json FILE, --report FILE, "
+            "--skip-timed\n",
+            problem ? program : "", problem ? ": " : "", problem ? problem : "", program);
+    exit(2);
+}
+
+/* The descriptor number in text, if it names an open descriptor other than 0 to 2. */
+static int parse_result_fd(const char *text)
+{
+    char *end = NULL;
+    long fd = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || fd <= STDERR_FILENO || fd > INT_MAX)
+        return -1;
+    return fcntl((int)fd, F_GETFD) == -1 ? -1 : (int)fd;
 }
 
 int main(int argc, char **argv)
@@ -1013,25 +769,21 @@ int main(int argc, char **argv)
     bool rubric_only = false;
     const char *skip = getenv("COURSE_SKIP_TIMED");
     const bool skip_timed = skip != NULL && strcmp(skip, "1") == 0;
-    if (&course_exercise_info != NULL) {
-        own_exercise.info = &course_exercise_info;
-        entries = malloc(sizeof *entries);
-        if (entries == NULL)
-            return 2;
-        entries[entry_count++] = &own_exercise;
-    }
-    exercise_entry *current = entry_count ? &own_exercise : NULL;
+    exercise_entry *current = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         bool per_exercise = strcmp(arg, "--source") == 0 || strcmp(arg, "--json") == 0 ||
-                            strcmp(arg, "--report") == 0 || strcmp(arg, "--skip-timed") == 0;
+                            strcmp(arg, "--report") == 0 || strcmp(arg, "--skip-timed") == 0 ||
+                            strcmp(arg, "--learner") == 0;
         if (per_exercise && current == NULL)
             usage(argv[0], "an exercise option before any --module");
         if (strcmp(arg, "--module") == 0 && has_value) {
             current = new_entry();
             load_module(current, argv[++i]);
-        } else if (strcmp(arg, "--source") == 0 && has_value)
+        } else if (strcmp(arg, "--learner") == 0 && has_value)
+            current->learner = argv[++i];
+        else if (strcmp(arg, "--source") == 0 && has_value)
             current->options.source = argv[++i];
         else if (strcmp(arg, "--json") == 0 && has_value)
             current->options.json_path = argv[++i];
@@ -1070,6 +822,8 @@ int main(int argc, char **argv)
         e->options.source = own.source;
         e->options.json_path = own.json_path;
         e->skip_timed |= skip_timed;
+        if (!rubric_only && e->learner == NULL)
+            usage(argv[0], "an exercise without its learner's module (--learner)");
     }
     if (rubric_only) {
         for (int x = 0; x < entry_count; x++) {
@@ -1084,7 +838,7 @@ int main(int argc, char **argv)
 
     double timeout = timeout_seconds();
     prctl(PR_SET_DUMPABLE, 0); /* the worker runs as this user: keep it out of this memory */
-    signal(SIGPIPE, SIG_IGN);  /* a worker that died mid-test is noticed by its pipe's end */
+    signal(SIGPIPE, SIG_IGN);  /* a checker that died mid-test is noticed by its pipe's end */
     /* The harness's own self-test runs tests that never touch CUDA, GPU or not. */
     bool use_cuda = getenv("COURSE_SKIP_GPU_PROBE") == NULL;
     gpu_share_open();
@@ -1095,11 +849,10 @@ int main(int argc, char **argv)
         all_passed &= run_and_report(x, timeout, use_cuda, &no_gpu, why, sizeof why);
         tests += entries[x]->count;
     }
-    if (the_worker.pid != 0) {
-        int status;
-        stop_worker(&the_worker, true, &status, NULL);
-    }
-    runner_stat("%d worker%s for %d tests", workers_started, workers_started == 1 ? "" : "s",
-                tests);
+    if (the_checker.pid != 0)
+        stop_checker(&the_checker, true);
+    runner_stat("%d checker%s and %d worker%s replaced for %d tests", checkers_started,
+                checkers_started == 1 ? "" : "s", workers_replaced,
+                workers_replaced == 1 ? "" : "s", tests);
     return no_gpu ? EXIT_NO_GPU : all_passed ? 0 : 1;
 }

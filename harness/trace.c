@@ -1,34 +1,25 @@
-/* trace.c - the record of traced calls, the failure-injection schedule and the ledger. */
+/* trace.c - the record of traced calls and the failure-injection schedule, read the same way in
+ * both processes.
+ *
+ * In the worker the wrappers fill it (worker_trace.c); in the checker it is a copy, which each
+ * call of an exercise function brings up to date from the worker's reply (remote.c). The
+ * checker owns the schedule (which call is to fail, which copies are held up) and sends it with
+ * every call. Reading the record in the checker notes that the running test leaned on what the
+ * worker says of itself (trace_evidence_read): evidence, never a verdict on its own.
+ */
 #include "trace.h"
 
-#include "gpu_work.h"
-#include "timing.h"
-
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define TRACE_CAPACITY 8192
-#define LEDGER_CAPACITY 4096
-
-static traced_call calls[TRACE_CAPACITY];
-static size_t recorded;
-static size_t dropped;
-static size_t made[TRACED_FUNCTION_COUNT]; /* calls made while tracing, by function */
+traced_call trace_calls[TRACE_CAPACITY];
+size_t trace_recorded;
+size_t trace_dropped_calls;
+size_t trace_made[TRACED_FUNCTION_COUNT]; /* calls made while tracing, by function */
+trace_injection trace_injections[TRACED_FUNCTION_COUNT];
+trace_copy_delay trace_delay;
 static bool tracing;
-
-static struct {
-    bool armed;
-    size_t n;
-    cudaError_t error;
-} injection[TRACED_FUNCTION_COUNT];
-
-static struct {
-    enum cudaMemcpyKind direction;
-    double milliseconds; /* 0: no delay */
-} copy_delay;
+bool trace_evidence_read;
 
 /* --- The description of each call ------------------------------------------------------- */
 
@@ -91,13 +82,13 @@ const char *resource_release_call(trace_resource resource)
 
 void trace_start(void)
 {
-    recorded = 0;
-    dropped = 0;
+    trace_recorded = 0;
+    trace_dropped_calls = 0;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
-        made[f] = 0;
-        injection[f].armed = false;
+        trace_made[f] = 0;
+        trace_injections[f].armed = false;
     }
-    copy_delay.milliseconds = 0;
+    trace_delay.milliseconds = 0;
     tracing = true;
 }
 
@@ -118,238 +109,62 @@ bool trace_is_on(void)
 
 size_t trace_count(void)
 {
-    return recorded;
+    trace_evidence_read = true;
+    return trace_recorded;
 }
 
 const traced_call *trace_get(size_t index)
 {
-    return index < recorded ? &calls[index] : NULL;
+    trace_evidence_read = true;
+    return index < trace_recorded ? &trace_calls[index] : NULL;
 }
 
 size_t trace_count_of(traced_function function)
 {
-    return made[function];
+    trace_evidence_read = true;
+    return function < TRACED_FUNCTION_COUNT ? trace_made[function] : 0;
 }
 
 const traced_call *trace_nth(traced_function function, size_t n)
 {
-    for (size_t i = 0, seen = 0; i < recorded; i++)
-        if (calls[i].function == function && ++seen == n)
-            return &calls[i];
+    trace_evidence_read = true;
+    for (size_t i = 0, seen = 0; i < trace_recorded; i++)
+        if (trace_calls[i].function == function && ++seen == n)
+            return &trace_calls[i];
     return NULL;
 }
 
 size_t trace_count_acquired(trace_resource resource)
 {
+    trace_evidence_read = true;
     size_t count = 0;
-    for (size_t i = 0; i < recorded; i++)
-        count += traced_function_role(calls[i].function) == ROLE_ACQUIRE &&
-                 traced_function_resource(calls[i].function) == resource &&
-                 calls[i].result == cudaSuccess && calls[i].handle != NULL;
+    for (size_t i = 0; i < trace_recorded; i++)
+        count += traced_function_role(trace_calls[i].function) == ROLE_ACQUIRE &&
+                 traced_function_resource(trace_calls[i].function) == resource &&
+                 trace_calls[i].result == cudaSuccess && trace_calls[i].handle != NULL;
     return count;
 }
 
 size_t trace_dropped(void)
 {
-    return dropped;
+    trace_evidence_read = true;
+    return trace_dropped_calls;
 }
 
 void trace_inject_failure(traced_function function, size_t n, cudaError_t error)
 {
-    injection[function].armed = true;
-    injection[function].n = n;
-    injection[function].error = error;
+    trace_injections[function].armed = true;
+    trace_injections[function].n = n;
+    trace_injections[function].error = error;
 }
 
 void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds)
 {
-    copy_delay.direction = direction;
-    copy_delay.milliseconds = milliseconds;
-    if (milliseconds <= 0)
-        return;
-    /* Load the kernel now, untraced: loading it at its first launch, in the middle of the
-     * learner's calls, could make the host wait there. */
-    const bool was_tracing = tracing;
-    tracing = false;
-    if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
-        cudaGetLastError(); /* a runtime without kernels: the copies are simply not delayed */
-    tracing = was_tracing;
-}
-
-void trace_delay_copy(const traced_call *call)
-{
-    if (!tracing || copy_delay.milliseconds <= 0)
-        return;
-    if (copy_delay.direction != cudaMemcpyDefault &&
-        copy_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
-        return;
-    /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
-     * delayed, and the failed launch must not look like the learner's error. */
-    if (gpu_work_keep_busy(call->stream, copy_delay.milliseconds) != cudaSuccess)
-        cudaGetLastError();
-}
-
-/* The learner's code may call the runtime from several threads at once (chapter 3's
- * pageable_fast may): the counts, the trace and the ledger change under this lock. */
-static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool trace_should_fail(traced_function function, cudaError_t *error)
-{
-    pthread_mutex_lock(&trace_lock);
-    made[function]++;
-    bool fail = injection[function].armed && made[function] == injection[function].n;
-    if (fail)
-        *error = injection[function].error;
-    pthread_mutex_unlock(&trace_lock);
-    return fail;
-}
-
-/* --- The ledger: what is held, traced or not ---------------------------------------------- */
-
-static struct {
-    trace_resource resource;
-    const void *handle;
-    size_t bytes;
-} held[LEDGER_CAPACITY];
-static size_t held_count;
-static size_t held_bytes[RESOURCE_COUNT];
-static bool ledger_overflowed;
-
-static void ledger_note(const traced_call *call)
-{
-    trace_resource resource = traced_function_resource(call->function);
-    if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
-        return;
-    if (traced_function_role(call->function) == ROLE_ACQUIRE) {
-        if (held_count == LEDGER_CAPACITY) {
-            ledger_overflowed = true;
-            return;
-        }
-        held[held_count].resource = resource;
-        held[held_count].handle = call->handle;
-        held[held_count].bytes = call->bytes;
-        held_bytes[resource] += call->bytes;
-        held_count++;
-        return;
-    }
-    for (size_t i = held_count; i-- > 0;)
-        if (held[i].resource == resource && held[i].handle == call->handle) {
-            held_bytes[resource] -= held[i].bytes;
-            held[i] = held[--held_count];
-            return;
-        }
-}
-
-/* COURSE_MEMORY_LIMIT_MB: what one test program may hold of device memory, and of pinned host
- * memory (allocated or registered), where several share a GPU and a machine (make grade): a
- * program that takes everything fails its own tests, not its neighbours'. */
-static size_t memory_limit(void)
-{
-    static size_t limit = 0;
-    static bool read = false;
-    if (!read) {
-        const char *text = getenv("COURSE_MEMORY_LIMIT_MB");
-        char *end = NULL;
-        unsigned long long megabytes = text ? strtoull(text, &end, 10) : 0;
-        limit = text && end != text && *end == '\0' && megabytes > 0 ? (size_t)megabytes << 20
-                                                                       : SIZE_MAX;
-        read = true;
-    }
-    return limit;
-}
-
-bool ledger_over_limit(traced_function function, size_t bytes)
-{
-    trace_resource resource = traced_function_resource(function);
-    if (traced_function_role(function) != ROLE_ACQUIRE || resource == RESOURCE_EVENT ||
-        resource == RESOURCE_STREAM)
-        return false;
-    pthread_mutex_lock(&trace_lock);
-    size_t held_now = resource == RESOURCE_DEVICE_MEMORY
-                          ? held_bytes[RESOURCE_DEVICE_MEMORY]
-                          : held_bytes[RESOURCE_PINNED_MEMORY] + held_bytes[RESOURCE_REGISTRATION];
-    pthread_mutex_unlock(&trace_lock);
-    return bytes > memory_limit() || held_now > memory_limit() - bytes;
-}
-
-void trace_record(const traced_call *call, bool tracing_this_call)
-{
-    pthread_mutex_lock(&trace_lock);
-    ledger_note(call);
-    if (tracing_this_call && recorded == TRACE_CAPACITY) {
-        dropped++;
-    } else if (tracing_this_call) {
-        calls[recorded] = *call;
-        calls[recorded].host_ms = host_clock_ms();
-        recorded++;
-    }
-    pthread_mutex_unlock(&trace_lock);
-}
-
-trace_resource ledger_resource_of(const void *handle)
-{
-    trace_resource resource = RESOURCE_NONE;
-    pthread_mutex_lock(&trace_lock);
-    for (size_t i = 0; i < held_count && resource == RESOURCE_NONE; i++)
-        if (held[i].handle == handle)
-            resource = held[i].resource;
-    pthread_mutex_unlock(&trace_lock);
-    return resource;
-}
-
-static cudaError_t release(trace_resource resource, const void *handle)
-{
-    switch (resource) {
-#define RESOURCE(name, words, release_call)                                                        \
-    case RESOURCE_##name: return release_call((void *)handle);
-#include "traced_calls.def"
-#undef RESOURCE
-    default: return cudaErrorInvalidValue;
-    }
-}
-
-size_t ledger_release_all(bool *complete)
-{
-    bool was_tracing = tracing;
-    tracing = false;
-    size_t released = 0;
-    for (int r = RESOURCE_NONE + 1; r < RESOURCE_COUNT; r++)
-        for (size_t i = held_count; i-- > 0;) {
-            if (held[i].resource != (trace_resource)r)
-                continue;
-            const void *handle = held[i].handle;
-            held[i] = held[--held_count]; /* the wrapper would drop it too; once is enough */
-            (void)release((trace_resource)r, handle);
-            released++;
-        }
-    held_count = 0;
-    for (int r = 0; r < RESOURCE_COUNT; r++)
-        held_bytes[r] = 0;
-    *complete = !ledger_overflowed;
-    ledger_overflowed = false;
-    tracing = was_tracing;
-    return released;
+    trace_delay.direction = direction;
+    trace_delay.milliseconds = milliseconds;
 }
 
 /* --- Pointers and kinds ------------------------------------------------------------------ */
-
-memory_location trace_locate(const void *ptr)
-{
-    if (ptr == NULL)
-        return LOCATION_NULL;
-    struct cudaPointerAttributes attributes;
-    if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
-        cudaGetLastError(); /* the failed query must not look like the learner's error */
-        return LOCATION_UNKNOWN;
-    }
-    switch (attributes.type) {
-    case cudaMemoryTypeUnregistered: return LOCATION_PAGEABLE_HOST;
-    case cudaMemoryTypeHost: return LOCATION_PINNED_HOST;
-    case cudaMemoryTypeDevice: return LOCATION_DEVICE;
-    case cudaMemoryTypeManaged: return LOCATION_MANAGED;
-    }
-    return LOCATION_UNKNOWN;
-}
 
 const char *memory_location_name(memory_location location)
 {

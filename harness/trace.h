@@ -1,16 +1,19 @@
 /* trace.h - what the learner's code asked of the CUDA runtime, and failures on demand.
  *
- * Every call described in traced_calls.def is linked through a wrapper
- * (-Wl,--wrap=cudaMemcpy and so on). While tracing is on, the wrapper records
- * the call (its arguments, where each pointer lives, what it returned) before
- * or instead of passing it to the runtime; a test can also make the n-th call
- * of a function fail with an error of its choice, to see whether the learner's
- * code notices. While tracing is off (the harness's own set-up and checks) the
- * wrappers pass calls straight through.
+ * Every call described in traced_calls.def that the learner's module makes is linked through a
+ * wrapper in the worker (-Wl,--wrap=cudaMemcpy and so on, worker_wrappers.c). While tracing is
+ * on, the wrapper records the call (its arguments, where each pointer lives, what it returned)
+ * before or instead of passing it to the runtime; a test can also make the n-th call of a
+ * function fail with an error of its choice, to see whether the learner's code notices. While
+ * tracing is off the wrappers pass calls straight through.
  *
- * Whether tracing or not, the wrappers keep a ledger of what is held (device
- * and pinned memory, registrations, events, streams): between two tests that
- * share a process, the harness gives back whatever the first one left.
+ * The tests read the record in the checker, which keeps a copy of it that every call of an
+ * exercise function brings up to date (remote.h). It is what the worker says of itself:
+ * evidence, which the learner's code could have written over (trace_evidence_read).
+ *
+ * Whether tracing or not, the worker's wrappers keep a ledger of what is held (device and
+ * pinned memory, registrations, events, streams): between two tests that share a worker, it
+ * gives back whatever the first one left.
  */
 #ifndef COURSE_TRACE_H
 #define COURSE_TRACE_H
@@ -66,6 +69,27 @@ typedef struct traced_call {
     double host_ms; /* host clock when the call returned */
 } traced_call;
 
+/* The record and the schedule (trace.c): one copy in each process. */
+#define TRACE_CAPACITY 8192
+typedef struct trace_injection {
+    bool armed;
+    size_t n;
+    cudaError_t error;
+} trace_injection;
+typedef struct trace_copy_delay {
+    enum cudaMemcpyKind direction;
+    double milliseconds; /* 0: no delay */
+} trace_copy_delay;
+extern traced_call trace_calls[TRACE_CAPACITY];
+extern size_t trace_recorded, trace_dropped_calls;
+extern size_t trace_made[TRACED_FUNCTION_COUNT];
+extern trace_injection trace_injections[TRACED_FUNCTION_COUNT];
+extern trace_copy_delay trace_delay;
+/* Set by every reader of the record below: the running test has leaned on the worker's word.
+ * A test that passes so, and compared none of the code's results with what they must be
+ * (harness_results_compared), rests on evidence alone. */
+extern bool trace_evidence_read;
+
 void trace_start(void);  /* forget earlier calls and injections, start recording */
 void trace_resume(void); /* record again, keeping what was recorded and armed */
 void trace_stop(void);
@@ -118,7 +142,8 @@ const char *memcpy_kind_name(enum cudaMemcpyKind kind);
 /* The kind that matches a copy between these locations. */
 enum cudaMemcpyKind memcpy_kind_for(memory_location dst, memory_location src);
 
-/* Internal to the wrappers: classify a pointer without disturbing the runtime's error state. */
+/* Where a pointer lives, without disturbing the runtime's error state: in the worker, asked of
+ * its runtime; in the checker, asked of the worker (evidence). */
 memory_location trace_locate(const void *ptr);
 /* Internal: returns true and the error to give when this call is to fail; counts the call. */
 bool trace_should_fail(traced_function function, cudaError_t *error);
@@ -126,17 +151,5 @@ bool trace_should_fail(traced_function function, cudaError_t *error);
 void trace_delay_copy(const traced_call *call);
 /* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
 void trace_record(const traced_call *call, bool tracing);
-
-/* Internal to the wrappers: the worker's pool of pinned blocks that the code gave back
- * (pinned_pool.c). Take: true, with a kept block of at least `bytes` allocated with `flags`,
- * poisoned, in *ptr. Note: a block the runtime has just allocated. Give: what became of a block
- * handed to cudaFreeHost; the caller frees it for real unless the pool kept it, and a block
- * the pool already holds was given back twice, an invalid pointer to the runtime. */
-typedef enum { PINNED_POOL_NOT_KEPT, PINNED_POOL_KEPT, PINNED_POOL_ALREADY_KEPT } pinned_pool_verdict;
-bool pinned_pool_take(void **ptr, size_t bytes, unsigned int flags);
-void pinned_pool_note(void *ptr, size_t bytes, unsigned int flags);
-pinned_pool_verdict pinned_pool_give(void *ptr);
-/* For the runner: while a timed test has the GPU alone, the pool neither keeps nor gives. */
-void pinned_pool_set_measuring(bool on);
 
 #endif

@@ -1,11 +1,18 @@
 # 20-harness.sh - the harness contains misbehaving tests and says so; no GPU, no pass.
 section "The harness"
 
-fixture=build/selftest/fixtures/harness_behaviour
-if build "$fixture"; then
-    tally=$(mktemp) json=$(mktemp)
-    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 "$fixture" \
-        --tally "$tally" --json "$json" 2>&1)
+# A fixture is an exercise of the harness's own (selftest/fixtures/NAME/): its tests in a test
+# module, its "learner's" file, which misbehaves on cue, in a learner module.
+fixture_options() { # NAME: the test host's options for it
+    echo "--module build/modules/fixtures/$1/tests.so --learner build/modules/fixtures/$1/learner.so"
+}
+
+if build build/tests/host build/tests/worker build/modules/fixtures/behaviour/tests.so \
+         build/modules/fixtures/behaviour/learner.so; then
+    host_run=$(mktemp -d)
+    # shellcheck disable=SC2046 # the options, split at spaces
+    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 build/tests/host \
+        --tally "$host_run/tally" $(fixture_options behaviour) --json "$host_run/1.json" 2>&1)
     status=$?
     expect_in_report() { # WHAT PATTERN
         if grep -q -- "$2" <<<"$output"; then pass "$1"; else fail "$1" "$output"; fi
@@ -13,24 +20,26 @@ if build "$fixture"; then
     [[ $status -eq 1 ]] && pass "a run with failing tests exits 1" ||
         fail "a run with failing tests exits 1 (it exited $status)" "$output"
     expect_in_report "a failing test's message reaches the report" "the message travels to the report"
-    expect_in_report "a crashing test fails alone, named as a crash" "crashed: Received signal 11"
-    expect_in_report "a hanging test fails alone at its timeout" "did not finish within 2 s"
+    expect_in_report "a test whose code crashes fails alone, named as a crash" "crashed: Received signal 11"
+    expect_in_report "a test whose code hangs fails alone at its timeout" "did not finish within 2 s"
     expect_in_report "exit(0) in the middle of a test fails that test" "called exit(0)"
     expect_in_report "the exercise's hint follows a failure" "hint: the hint is printed after a failure"
-    if [[ $(cut -f2- "$tally") == $'failed\t2\t6\t3\t7' ]]; then
+    if [[ $(cut -f2- "$host_run/tally") == $'failed\t2\t6\t3\t7' ]]; then
         pass "the tests around the bad ones pass: 2 of 6 tests, 3 of 7 points"
     else
-        fail "the tests around the bad ones pass: 2 of 6 tests, 3 of 7 points" "tally: $(cat "$tally")"
+        fail "the tests around the bad ones pass: 2 of 6 tests, 3 of 7 points" "tally: $(cat "$host_run/tally")"
     fi
-    if grep -q '"status": "failed"' "$json" && grep -q '"name": "a test that crashes", "points": 1, "passed": false' "$json"; then
+    if grep -q '"status": "failed"' "$host_run/1.json" &&
+       grep -q '"name": "a test that crashes", "points": 1, "passed": false' "$host_run/1.json"; then
         pass "the JSON result records each test"
     else
-        fail "the JSON result records each test" "$(cat "$json")"
+        fail "the JSON result records each test" "$(cat "$host_run/1.json")"
     fi
-    rm -f "$tally" "$json"
     # A time limit the harness cannot keep is refused in a sentence, before any test runs.
     for bad in abc -1 0 1e30 inf; do
-        output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=$bad "$fixture" 2>&1)
+        # shellcheck disable=SC2046
+        output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=$bad build/tests/host \
+                 $(fixture_options behaviour) 2>&1)
         status=$?
         if [[ $status -eq 2 && $output == *"COURSE_TEST_TIMEOUT=$bad is not a time"* &&
               $output != *PASS* && $output != *FAIL* ]]; then
@@ -39,27 +48,27 @@ if build "$fixture"; then
             fail "COURSE_TEST_TIMEOUT=$bad is refused in a sentence, with exit 2 (exit $status)" "$output"
         fi
     done
-fi
 
-# The test host runs several exercises in one process, one after another: the same fixture
-# twice, then a module that is not there. The second run of the fixture fares as the first did,
-# after the first's crash, hang and exit(0); the missing module is reported as not loaded, and
-# the others still are.
-module=build/modules/selftest/fixtures/harness_behaviour.so
-if build build/tests/host "$module"; then
-    host_run=$(mktemp -d)
-    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 build/tests/host \
-        --tally "$host_run/tally" --module "$module" --json "$host_run/1.json" \
-        --module "$module" --report "$host_run/2.out" --json "$host_run/2.json" \
-        --module "$host_run/no_such_exercise.so" 2>&1)
+    # The test host runs several exercises, one after another: the same fixture twice, then one
+    # whose learner's module is not there. The second run of the fixture fares as the first did,
+    # after the first's crash, hang and exit(0), in a worker started afresh after each; the
+    # missing module is reported as not loaded, and the others still are.
+    : >"$host_run/tally"
+    # shellcheck disable=SC2046
+    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 COURSE_RUNNER_STATS=1 \
+        build/tests/host --tally "$host_run/tally" $(fixture_options behaviour) \
+        --json "$host_run/1.json" $(fixture_options behaviour) --report "$host_run/2.out" \
+        --json "$host_run/2.json" --module build/modules/fixtures/behaviour/tests.so \
+        --learner "$host_run/no_such_learner.so" 2>&1)
     status=$?
-    check="the test host runs a fixture twice in one process, the second as the first, and says which module it could not load"
+    check="the test host runs a fixture twice in one run, the second as the first, and says which learner's module it could not load"
     if [[ $status -eq 1 && $(cut -f2- "$host_run/tally") == $'failed\t2\t6\t3\t7\nfailed\t2\t6\t3\t7\ndoes_not_compile\t0\t0\t0\t0' ]] &&
        cmp -s <(sed '/"seconds": /d; s/"message": .*//' "$host_run/1.json") \
               <(sed '/"seconds": /d; s/"message": .*//' "$host_run/2.json") &&
        [[ $(grep -c "called exit(0)" "$host_run/2.out") == 1 &&
           $(grep -c "called exit(0)" <<<"$output") == 1 ]] &&
-       grep -q "could not load it" <<<"$output" && grep -q "no_such_exercise.so" <<<"$output"; then
+       grep -q "could not load it" <<<"$output" && grep -q "no_such_learner.so" <<<"$output" &&
+       grep -q "runner: 1 checker and 6 workers replaced for 18 tests" <<<"$output"; then
         pass "$check"
     else
         fail "$check (exit $status)" "$output$(echo; cat "$host_run/tally" "$host_run/2.out")"
@@ -70,26 +79,52 @@ if build build/tests/host "$module"; then
     else
         fail "the test host refuses an exercise's option that names no module, with exit 2" "$output"
     fi
+    output=$(build/tests/host --module build/modules/fixtures/behaviour/tests.so 2>&1)
+    if [[ $? -eq 2 && $output == *"without its learner's module (--learner)"* ]]; then
+        pass "the test host refuses an exercise without its learner's module, with exit 2"
+    else
+        fail "the test host refuses an exercise without its learner's module, with exit 2" "$output"
+    fi
     rm -rf "$host_run"
 fi
 
-# A timed test beside a test that hangs (selftest/fixtures/gpu_turns.c, no GPU needed): the
-# hanging one is stopped while the timed one has the GPU, so the timed one waits a moment, not
-# the other's whole time limit (6 s); the hanging one then ends at its own limit.
-fixture=build/selftest/fixtures/gpu_turns
-if build "$fixture"; then
+# The learner's code cannot forge the result channel, nor reach the processes that judge it:
+# its forged records on every descriptor it has, and on the checker's, come to nothing.
+if build build/modules/fixtures/result_channel/tests.so build/modules/fixtures/result_channel/learner.so; then
+    channel_run=$(mktemp -d)
+    # shellcheck disable=SC2046
+    COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=3 NO_COLOR=1 build/tests/host $(fixture_options result_channel) \
+        --result-fd 9 >"$channel_run/out" 2>&1 9>"$channel_run/channel"
+    records=$(grep -c '"exercise"' "$channel_run/channel")
+    check="the result channel holds the judge's record alone, and the learner's code reached none of the checker's descriptors or memory"
+    if [[ $records == 1 ]] && ! grep -q '"forged"' "$channel_run/channel" &&
+       grep -q '"status": "failed"' "$channel_run/channel" &&
+       grep -q "it reached 0 of the checker's descriptors and memory" "$channel_run/channel"; then
+        pass "$check"
+    else
+        fail "$check" "$(cat "$channel_run/channel" "$channel_run/out")"
+    fi
+    rm -rf "$channel_run"
+fi
+
+# A timed test beside a test that hangs (the gpu_turns fixture, no GPU needed): the hanging one
+# is stopped while the timed one has the GPU, so the timed one waits a moment, not the other's
+# whole time limit (6 s); the hanging one then ends at its own limit.
+if build build/modules/fixtures/gpu_turns/tests.so build/modules/fixtures/gpu_turns/learner.so; then
     turns=$(mktemp -d)
     : >"$turns/gpu" && : >"$turns/turnstile"
     (
         export COURSE_GPU_LOCK=$turns/gpu COURSE_GPU_TURNSTILE=$turns/turnstile COURSE_SKIP_GPU_PROBE=1 \
             COURSE_RUNNER_STATS=1 COURSE_TEST_TIMEOUT=6 NO_COLOR=1
-        FIXTURE_HANG=1 "$fixture" >"$turns/hanging.log" 2>&1 &
+        # shellcheck disable=SC2046
+        FIXTURE_HANG=1 build/tests/host $(fixture_options gpu_turns) >"$turns/hanging.log" 2>&1 &
         for _ in $(seq 200); do # until its test 1 runs
-            grep -q "worker 1 ready" "$turns/hanging.log" && break
+            grep -q "checker 1 ready" "$turns/hanging.log" && break
             sleep 0.05
         done
         sleep 0.5
-        "$fixture" >"$turns/timed.log" 2>&1
+        # shellcheck disable=SC2046
+        build/tests/host $(fixture_options gpu_turns) >"$turns/timed.log" 2>&1
         echo $? >"$turns/timed.status"
         wait
     )
@@ -109,11 +144,12 @@ fi
 
 # The delay that chapter 3's tests put before a learner's copies holds up just those copies,
 # on a GPU whose streams run beside the host (elsewhere there is nothing to hold up).
-fixture=build/selftest/fixtures/stream_delay
-if need_gpu "the harness's delays before a stream's copies" && build "$fixture"; then
+if need_gpu "the harness's delays before a stream's copies" &&
+   build build/modules/fixtures/stream_delay/tests.so build/modules/fixtures/stream_delay/learner.so; then
     if [[ -z $streams_overlap ]]; then
         skip "the harness's delays before a stream's copies (skipped: $asynchronous_reason)"
-    elif output=$(NO_COLOR=1 "$fixture" 2>&1); then
+    # shellcheck disable=SC2046
+    elif output=$(NO_COLOR=1 build/tests/host $(fixture_options stream_delay) 2>&1); then
         pass "the harness's delays hold up the copies they name, and only while the test wants"
     else
         fail "the harness's delays hold up the copies they name, and only while the test wants" "$output"

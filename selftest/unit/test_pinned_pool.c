@@ -1,4 +1,5 @@
-/* test_pinned_pool.c - unit tests of the worker's pool of pinned blocks (harness/pinned_pool.c).
+/* test_pinned_pool.c - unit tests of the worker's pool of pinned blocks
+ * (harness/worker_pinned_pool.c).
  *
  * The pool keeps what the wrappers of cudaFreeHost hand it and gives it to the wrappers of
  * cudaMallocHost and cudaHostAlloc; it never calls the runtime itself, so host memory stands
@@ -7,6 +8,7 @@
  */
 #include "harness.h"
 #include "unit_main.h"
+#include "worker.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -40,12 +40,18 @@ static const char *list_text(const double *values, int n)
     return text;
 }
 
-/* Calls median_ms on a copy (it may reorder), and names the usual mistakes. */
+/* The times median_ms is given: a copy (it may reorder), in memory its code can reach. */
+static double *copy_of(const double *times, int n)
+{
+    double *copy = harness_host_alloc((size_t)n * sizeof *copy);
+    memcpy(copy, times, (size_t)n * sizeof *times);
+    return copy;
+}
+
+/* Calls median_ms on a copy, and names the usual mistakes. */
 static void expect_median(const double *times, int n, double want)
 {
-    double copy[16];
-    memcpy(copy, times, (size_t)n * sizeof *times);
-    const double got = median_ms(copy, n);
+    const double got = median_ms(copy_of(times, n), n);
     if (close_to(got, want))
         return;
     double sum = 0, slowest = times[0], fastest = times[0];
@@ -104,9 +110,7 @@ COURSE_TEST(the_median_of_an_even_count_is_the_mean_of_the_two_middle_times, 1)
                  {six, 6, 6, 5, 7},
                  {close_together, 4, 0.5, 0.48, 0.52}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        double copy[16];
-        memcpy(copy, cases[c].times, (size_t)cases[c].n * sizeof *copy);
-        const double got = median_ms(copy, cases[c].n);
+        const double got = median_ms(copy_of(cases[c].times, cases[c].n), cases[c].n);
         ck_assert_msg(!(got == cases[c].low || got == cases[c].high),
                       "median_ms(%s) returned %g, one of the two middle times: with an even "
                       "count there is no single middle, so the median is the mean of %g and "
@@ -166,11 +170,13 @@ static void expect_agreement(enum cudaMemcpyKind kind)
     const size_t bytes = (size_t)64 << 20;
     const int runs = 5, tries = 3;
     double ours = 0, theirs = 0, ratio = 0;
+    double *result = harness_host_alloc(sizeof *result);
     harness_gpu_alone_begin();
     for (int t = 0; t < tries; t++) {
         ours = harness_bandwidth_gb_per_s(bytes, kind, runs);
-        theirs = NAN;
-        cudaError_t err = measure_bandwidth_gb_per_s(bytes, kind, runs, &theirs);
+        *result = NAN;
+        cudaError_t err = measure_bandwidth_gb_per_s(bytes, kind, runs, result);
+        theirs = *result;
         ck_assert_msg(err == cudaSuccess,
                       "measure_bandwidth_gb_per_s(64 MiB, %s, %d runs) returned %s",
                       memcpy_kind_name(kind), runs, error_text(err));
@@ -208,13 +214,15 @@ COURSE_TIMED_TEST(the_bandwidth_device_to_host_agrees_with_the_tests_own_measure
 typedef struct measurement {
     enum cudaMemcpyKind kind;
     int runs;
-    double result;
+    double *result; /* shared with the learner's code */
 } measurement;
 
 static cudaError_t measure_small(void *context)
 {
     measurement *m = context;
-    return measure_bandwidth_gb_per_s(SMALL_BYTES, m->kind, m->runs, &m->result);
+    if (m->result == NULL)
+        m->result = harness_host_alloc(sizeof *m->result);
+    return measure_bandwidth_gb_per_s(SMALL_BYTES, m->kind, m->runs, m->result);
 }
 
 /* A traced measurement of 1 MiB that must succeed. */
@@ -232,7 +240,7 @@ static void run_small(measurement *m)
 
 COURSE_TEST(one_untimed_warm_up_copy_comes_before_the_timed_copies, 3)
 {
-    measurement m = {cudaMemcpyHostToDevice, 4, 0};
+    measurement m = {cudaMemcpyHostToDevice, 4, NULL};
     run_small(&m);
     const size_t copies = trace_count_of(TRACED_cudaMemcpy);
     ck_assert_msg(copies > 0, "measure_bandwidth_gb_per_s made no cudaMemcpy. The calls:%s",
@@ -288,7 +296,7 @@ COURSE_TEST(the_copies_run_between_pinned_host_memory_and_the_device, 2)
 {
     static const enum cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost};
     for (size_t k = 0; k < 2; k++) {
-        measurement m = {kinds[k], 2, 0};
+        measurement m = {kinds[k], 2, NULL};
         run_small(&m);
         for (size_t n = 1; n <= trace_count_of(TRACED_cudaMemcpy); n++) {
             const traced_call *copy = trace_nth(TRACED_cudaMemcpy, n);
@@ -314,20 +322,20 @@ COURSE_TEST(the_copies_run_between_pinned_host_memory_and_the_device, 2)
 
 COURSE_TEST(every_buffer_and_event_is_released, 2)
 {
-    measurement m = {cudaMemcpyHostToDevice, 3, 0};
+    measurement m = {cudaMemcpyHostToDevice, 3, NULL};
     run_small(&m);
     expect_everything_released("measure_bandwidth_gb_per_s");
 }
 
 COURSE_TEST(errors_are_returned_and_everything_still_released, 2)
 {
-    measurement m = {cudaMemcpyHostToDevice, 2, 0};
+    measurement m = {cudaMemcpyHostToDevice, 2, NULL};
     expect_every_failure_handled("measure_bandwidth_gb_per_s", measure_small, &m);
 }
 
 COURSE_TEST(a_bad_direction_zero_bytes_or_no_runs_is_an_invalid_value, 1)
 {
-    double result = 0;
+    double *result = harness_host_alloc(sizeof *result);
     const struct {
         size_t bytes;
         enum cudaMemcpyKind kind;
@@ -335,13 +343,13 @@ COURSE_TEST(a_bad_direction_zero_bytes_or_no_runs_is_an_invalid_value, 1)
         double *result;
         const char *call;
     } cases[] = {
-        {SMALL_BYTES, cudaMemcpyHostToHost, 3, &result, "(1 MiB, cudaMemcpyHostToHost, 3, &r)"},
-        {SMALL_BYTES, cudaMemcpyDeviceToDevice, 3, &result,
+        {SMALL_BYTES, cudaMemcpyHostToHost, 3, result, "(1 MiB, cudaMemcpyHostToHost, 3, &r)"},
+        {SMALL_BYTES, cudaMemcpyDeviceToDevice, 3, result,
          "(1 MiB, cudaMemcpyDeviceToDevice, 3, &r)"},
-        {SMALL_BYTES, cudaMemcpyDefault, 3, &result, "(1 MiB, cudaMemcpyDefault, 3, &r)"},
-        {0, cudaMemcpyHostToDevice, 3, &result, "(0 bytes, cudaMemcpyHostToDevice, 3, &r)"},
-        {SMALL_BYTES, cudaMemcpyHostToDevice, 0, &result, "(1 MiB, cudaMemcpyHostToDevice, 0, &r)"},
-        {SMALL_BYTES, cudaMemcpyHostToDevice, -2, &result,
+        {SMALL_BYTES, cudaMemcpyDefault, 3, result, "(1 MiB, cudaMemcpyDefault, 3, &r)"},
+        {0, cudaMemcpyHostToDevice, 3, result, "(0 bytes, cudaMemcpyHostToDevice, 3, &r)"},
+        {SMALL_BYTES, cudaMemcpyHostToDevice, 0, result, "(1 MiB, cudaMemcpyHostToDevice, 0, &r)"},
+        {SMALL_BYTES, cudaMemcpyHostToDevice, -2, result,
          "(1 MiB, cudaMemcpyHostToDevice, -2, &r)"},
         {SMALL_BYTES, cudaMemcpyHostToDevice, 3, NULL, "(1 MiB, cudaMemcpyHostToDevice, 3, NULL)"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

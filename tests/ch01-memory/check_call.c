@@ -171,7 +171,8 @@ COURSE_TEST(CHECK_reports_a_real_failed_cudaMemcpy_by_name, 3)
 {
     static float h_big[1024];
     fill_floats(h_big, 1024);
-    void *d_small = harness_device_alloc(256);
+    /* The test's own view of a 256-byte device buffer: its copies here are the checker's. */
+    void *d_small = harness_view(harness_device_alloc(256), 256);
     /* The test's own try: the runtime refuses a copy past the end of an allocation. */
     const cudaError_t expected = cudaMemcpy(d_small, h_big, sizeof h_big, cudaMemcpyHostToDevice);
     ck_assert_msg(expected != cudaSuccess,

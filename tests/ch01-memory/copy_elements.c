@@ -54,7 +54,7 @@ static void copy_up_and_check(size_t element_size)
     cudaError_t err = run_copy(d_dst, h_src, COUNT, element_size, cudaMemcpyHostToDevice);
     expect_one_copy(err, element_size, cudaMemcpyHostToDevice, "h_src to d_dst");
 
-    unsigned char *h_back = harness_host_alloc(bytes);
+    unsigned char *h_back = harness_private_alloc(bytes);
     harness_copy(h_back, d_dst, bytes, cudaMemcpyDeviceToHost);
     char what[96];
     snprintf(what, sizeof what, "the %d elements of %zu bytes", COUNT, element_size);

@@ -17,15 +17,15 @@ COURSE_EXERCISE(
 enum { BYTES = (1 << 20) + 3 };
 
 typedef struct run {
-    unsigned char *h_input, *d_src, *d_dst;
+    unsigned char *h_input, *d_src, *d_dst; /* h_input: the test's own copy of d_src */
     size_t bytes;
 } run;
 
 /* The device buffers: d_src holds recognisable bytes, d_dst the poison. */
 static run make_run(size_t bytes)
 {
-    run r = {harness_host_alloc(bytes), harness_device_alloc(bytes), harness_device_alloc(bytes),
-             bytes};
+    run r = {harness_private_alloc(bytes), harness_device_alloc(bytes),
+             harness_device_alloc(bytes), bytes};
     fill_bytes(r.h_input, bytes);
     harness_copy(r.d_src, r.h_input, bytes, cudaMemcpyHostToDevice);
     return r;
@@ -55,7 +55,7 @@ COURSE_TEST(every_byte_comes_back_up_one_higher, 3)
     run r = make_run(BYTES);
     expect_success(run_traced(&r));
 
-    unsigned char *h_want = harness_host_alloc(BYTES), *h_got = harness_host_alloc(BYTES);
+    unsigned char *h_want = harness_private_alloc(BYTES), *h_got = harness_private_alloc(BYTES);
     for (size_t i = 0; i < BYTES; i++)
         h_want[i] = (unsigned char)(r.h_input[i] + 1);
     harness_copy(h_got, r.d_dst, BYTES, cudaMemcpyDeviceToHost);

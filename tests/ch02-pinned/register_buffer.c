@@ -19,15 +19,18 @@ COURSE_EXERCISE(
 enum { BYTES = (2 << 20) + 5 };
 
 typedef struct run {
-    unsigned char *h_data, *h_original, *h_from_device, *d_in, *d_out;
+    unsigned char *h_data;                     /* the caller's buffer, the learner's to use */
+    unsigned char *h_original, *h_from_device; /* the test's own copies, to compare with */
+    unsigned char *d_in, *d_out;
     size_t bytes;
 } run;
 
 /* h_data (the caller's malloc'd buffer) holds one pattern, d_in another; d_out is poisoned. */
 static run make_run(size_t bytes)
 {
-    run r = {harness_host_alloc(bytes),   harness_host_alloc(bytes),   harness_host_alloc(bytes),
-             harness_device_alloc(bytes), harness_device_alloc(bytes), bytes};
+    run r = {harness_host_alloc(bytes),   harness_private_alloc(bytes),
+             harness_private_alloc(bytes), harness_device_alloc(bytes),
+             harness_device_alloc(bytes), bytes};
     fill_bytes(r.h_original, bytes);
     for (size_t i = 0; i < bytes; i++)
         r.h_from_device[i] = (unsigned char)((7 * i + 3) % 251); /* never the poison byte */
@@ -83,7 +86,7 @@ COURSE_TEST(the_buffer_goes_up_and_the_devices_bytes_come_back_into_it, 3)
     run r = make_run(BYTES);
     expect_success(run_traced(&r));
 
-    unsigned char *h_sent = harness_host_alloc(BYTES);
+    unsigned char *h_sent = harness_private_alloc(BYTES);
     harness_copy(h_sent, r.d_out, BYTES, cudaMemcpyDeviceToHost);
     ck_assert_msg(first_differing_byte(h_sent, r.h_from_device, BYTES) != BYTES,
                   "d_out holds what d_in held, not what h_data held: h_data was filled from d_in "

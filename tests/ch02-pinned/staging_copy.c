@@ -70,7 +70,7 @@ static const char *call_text(const staging_run *r)
 /* What d_dst holds afterwards, guard included, in a host buffer of the test's. */
 static unsigned char *read_back(const staging_run *r)
 {
-    unsigned char *h_got = harness_host_alloc(r->bytes + r->dst_guard);
+    unsigned char *h_got = harness_private_alloc(r->bytes + r->dst_guard);
     harness_copy(h_got, r->d_dst, r->bytes + r->dst_guard, cudaMemcpyDeviceToHost);
     return h_got;
 }
@@ -98,7 +98,7 @@ static const char *named_mistake(const staging_run *r, const unsigned char *got,
         return text;
     }
     if (r->chunk < r->bytes && first_wrong == r->chunk &&
-        memcmp(got + r->chunk, r->h_src,
+        memcmp(got + r->chunk, harness_expected(r->h_src, r->chunk),
                r->bytes - r->chunk < r->chunk ? r->bytes - r->chunk : r->chunk) == 0) {
         snprintf(text, sizeof text,
                  "the first chunk (%zu byte%s) arrived, but the second holds the first chunk's "
@@ -109,7 +109,8 @@ static const char *named_mistake(const staging_run *r, const unsigned char *got,
     }
     const size_t last_offset = (r->bytes - 1) / r->chunk * r->chunk;
     if (r->chunk < r->bytes && holds_only_poison(got + r->chunk, r->bytes - r->chunk) &&
-        memcmp(got, r->h_src + last_offset, r->bytes - last_offset) == 0) {
+        memcmp(got, harness_expected(r->h_src + last_offset, r->bytes - last_offset),
+               r->bytes - last_offset) == 0) {
         snprintf(text, sizeof text,
                  "d_dst begins with the last chunk's bytes and holds only poison after its first "
                  "chunk: every chunk was copied to the start of d_dst, each over the one before. "
@@ -343,6 +344,8 @@ COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cud
         plain_ms[run] = host_clock_ms() - started;
 
         poison_device(d_dst, SPEED_BYTES);
+        harness_spots spots;
+        harness_spots_poison(&spots, d_dst, SPEED_BYTES);
         cudaError_t err;
         started = host_clock_ms();
         TRACED_RUN(err = staged_copy_to_device(d_dst, h_src, SPEED_BYTES, h_staging, SPEED_CHUNK));
@@ -350,9 +353,10 @@ COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cud
         ck_assert_msg(err == cudaSuccess,
                       "staged_copy_to_device(d_dst, h_src, 256 MiB, h_staging, 8 MiB) returned %s",
                       error_text(err));
+        harness_spots_expect(&spots, h_src, "staged_copy_to_device(256 MiB)");
     }
     harness_gpu_alone_end();
-    unsigned char *h_got = harness_host_alloc(SPEED_BYTES);
+    unsigned char *h_got = harness_private_alloc(SPEED_BYTES);
     harness_copy(h_got, d_dst, SPEED_BYTES, cudaMemcpyDeviceToHost);
     expect_bytes_arrived(h_got, h_src, SPEED_BYTES, 1, "d_dst (256 MiB in 8 MiB chunks)");
 

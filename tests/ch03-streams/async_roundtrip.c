@@ -53,7 +53,7 @@ static cudaError_t run_delayed(roundtrip *r, float **h_seen)
     trace_delay_async_copies(cudaMemcpyDefault, DELAY_MS);
     cudaError_t err;
     TRACED_RUN(err = run_async_roundtrip(r));
-    *h_seen = harness_host_alloc(BYTES);
+    *h_seen = harness_private_alloc(BYTES);
     memcpy(*h_seen, r->h_out, BYTES);
     harness_synchronize_untraced(); /* nothing may still write into the test's buffers */
     return err;
@@ -175,5 +175,5 @@ COURSE_TEST(errors_are_returned_and_the_stream_still_destroyed, 2)
 {
     roundtrip r = make_roundtrip();
     expect_every_failure_handled("async_roundtrip", run_async_roundtrip, &r);
-    CUDA_CHECK(cudaDeviceSynchronize());
+    harness_synchronize_untraced();
 }

@@ -27,13 +27,7 @@ COURSE_EXERCISE(
 
 /* --- Buffers ---------------------------------------------------------------------------- */
 
-/* Two patterns that differ from each other and never contain the poison byte. */
-static void fill_up_pattern(unsigned char *h_bytes, size_t bytes)
-{
-    for (size_t i = 0; i < bytes; i++)
-        h_bytes[i] = (unsigned char)(i % 251);
-}
-
+/* What goes down: another pattern than fill_bytes's, which goes up, and never the poison. */
 static void fill_down_pattern(unsigned char *h_bytes, size_t bytes)
 {
     for (size_t i = 0; i < bytes; i++)
@@ -43,17 +37,17 @@ static void fill_down_pattern(unsigned char *h_bytes, size_t bytes)
 typedef struct both_copies {
     size_t up_bytes, down_bytes;
     void *h_up_src, *d_up_dst, *h_down_dst, *d_down_src;
-    unsigned char *want_down; /* what d_down_src holds */
+    unsigned char *want_down; /* what d_down_src holds: the test's own copy */
 } both_copies;
 
 /* Given the two host buffers: the device buffers, the sources filled, the destinations
  * poisoned. */
 static void prepare_copies(both_copies *c)
 {
-    fill_up_pattern(c->h_up_src, c->up_bytes);
+    fill_bytes(c->h_up_src, c->up_bytes);
     poison_host(c->h_down_dst, c->down_bytes);
     c->d_up_dst = harness_device_alloc(c->up_bytes);
-    c->want_down = harness_host_alloc(c->down_bytes);
+    c->want_down = harness_private_alloc(c->down_bytes);
     fill_down_pattern(c->want_down, c->down_bytes);
     c->d_down_src = harness_device_alloc(c->down_bytes);
     harness_copy(c->d_down_src, c->want_down, c->down_bytes, cudaMemcpyHostToDevice);
@@ -99,7 +93,7 @@ static void expect_both_arrived(const both_copies *c)
     expect_bytes_arrived(c->h_down_dst, c->want_down, c->down_bytes, 1,
                          "the copy down (h_down_dst, read as soon as copy_both_directions "
                          "returned)");
-    void *h_back = harness_host_alloc(c->up_bytes);
+    void *h_back = harness_private_alloc(c->up_bytes);
     harness_copy(h_back, c->d_up_dst, c->up_bytes, cudaMemcpyDeviceToHost);
     expect_bytes_arrived(h_back, c->h_up_src, c->up_bytes, 1, "the copy up (d_up_dst)");
 }
@@ -288,13 +282,22 @@ static cudaError_t allocate_and_free(void *context)
     return both_directions_host_free(*h_buffer);
 }
 
+/* Where both_directions_host_alloc stores its pointer: memory its code can reach. */
+static void **pointer_slot(void)
+{
+    void **slot = harness_host_alloc(sizeof *slot);
+    *slot = NULL;
+    return slot;
+}
+
 COURSE_TEST(the_host_memory_is_pinned_so_that_copies_from_it_are_asynchronous, 2)
 {
-    void *h_buffer = NULL;
+    void **slot = pointer_slot();
     trace_start();
     trace_stop();
     cudaError_t err;
-    TRACED_RUN(err = both_directions_host_alloc(&h_buffer, (size_t)1 << 20));
+    TRACED_RUN(err = both_directions_host_alloc(slot, (size_t)1 << 20));
+    void *h_buffer = *slot;
     ck_assert_msg(err == cudaSuccess && h_buffer != NULL,
                   "both_directions_host_alloc(&h_buffer, 1 MiB) returned %s and stored %p",
                   error_text(err), h_buffer);
@@ -311,11 +314,13 @@ COURSE_TEST(the_host_memory_is_pinned_so_that_copies_from_it_are_asynchronous, 2
                   "both_directions_host_alloc gave %s; the copies need pinned host memory, from "
                   "cudaMallocHost",
                   memory_location_name(location));
-    memset(h_buffer, 0x5A, (size_t)1 << 20); /* the whole of it is the caller's */
+    memset(harness_learner_buffer(h_buffer, (size_t)1 << 20,
+                                  "the buffer both_directions_host_alloc gave"),
+           0x5A, (size_t)1 << 20); /* the whole of it is the caller's */
     TRACED_RUN(err = both_directions_host_free(h_buffer));
     ck_assert_msg(err == cudaSuccess, "both_directions_host_free returned %s", error_text(err));
     expect_everything_released("both_directions_host_alloc and both_directions_host_free");
-    expect_every_failure_handled("both_directions_host_alloc", allocate_and_free, &h_buffer);
+    expect_every_failure_handled("both_directions_host_alloc", allocate_and_free, slot);
 }
 
 COURSE_TEST(the_two_copies_are_queued_on_two_streams_that_do_not_wait_for_each_other, 3)
@@ -346,16 +351,19 @@ COURSE_TEST(errors_are_returned_and_every_stream_still_destroyed, 2)
 
 /* --- The bandwidth ------------------------------------------------------------------------ */
 
-/* The test's own copy in both directions: two non-blocking streams of its own. */
+/* The test's own copy in both directions, on its own buffers (pinned here too): two
+ * non-blocking streams of its own. */
 static double own_both_ms(const both_copies *c)
 {
     cudaStream_t up, down;
     CUDA_CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
+    void *d_up_dst = harness_view(c->d_up_dst, c->up_bytes);
+    const void *d_down_src = harness_view(c->d_down_src, c->down_bytes);
     const double start = host_clock_ms();
-    CUDA_CHECK(cudaMemcpyAsync(c->d_up_dst, c->h_up_src, c->up_bytes, cudaMemcpyHostToDevice, up));
+    CUDA_CHECK(cudaMemcpyAsync(d_up_dst, c->h_up_src, c->up_bytes, cudaMemcpyHostToDevice, up));
     CUDA_CHECK(
-        cudaMemcpyAsync(c->h_down_dst, c->d_down_src, c->down_bytes, cudaMemcpyDeviceToHost, down));
+        cudaMemcpyAsync(c->h_down_dst, d_down_src, c->down_bytes, cudaMemcpyDeviceToHost, down));
     CUDA_CHECK(cudaStreamSynchronize(up));
     CUDA_CHECK(cudaStreamSynchronize(down));
     const double ms = host_clock_ms() - start;
@@ -371,6 +379,18 @@ static double learner_both_ms(both_copies *c)
     const double ms = host_clock_ms() - start;
     ck_assert_msg(err == cudaSuccess, "copy_both_directions(256 MiB each way) returned %s",
                   error_text(err));
+    return ms;
+}
+
+/* A timed call of copy_both_directions, both of whose copies are checked at a few places. */
+static double checked_learner_both_ms(both_copies *c)
+{
+    harness_spots up, down;
+    harness_spots_poison(&up, c->d_up_dst, c->up_bytes);
+    harness_spots_poison(&down, c->h_down_dst, c->down_bytes);
+    const double ms = learner_both_ms(c);
+    harness_spots_expect(&up, c->h_up_src, "copy_both_directions' copy up (256 MiB)");
+    harness_spots_expect(&down, c->want_down, "copy_both_directions' copy down (256 MiB)");
     return ms;
 }
 
@@ -391,17 +411,18 @@ typedef struct rates {
     double one_way, own_both, learner_both; /* GB/s */
 } rates;
 
-static rates measure_rates(both_copies *c)
+/* The machine's figures come from the test's own buffers (ref), the learner's from theirs (c). */
+static rates measure_rates(both_copies *c, const both_copies *ref)
 {
     enum { ROUNDS = 3 };
     double up_ms[ROUNDS], down_ms[ROUNDS], own_ms[ROUNDS], learner_ms[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-        up_ms[r] =
-            harness_time_copy_ms(c->d_up_dst, c->h_up_src, c->up_bytes, cudaMemcpyHostToDevice);
-        down_ms[r] = harness_time_copy_ms(c->h_down_dst, c->d_down_src, c->down_bytes,
+        up_ms[r] = harness_time_copy_ms(ref->d_up_dst, ref->h_up_src, ref->up_bytes,
+                                        cudaMemcpyHostToDevice);
+        down_ms[r] = harness_time_copy_ms(ref->h_down_dst, ref->d_down_src, ref->down_bytes,
                                           cudaMemcpyDeviceToHost);
-        own_ms[r] = own_both_ms(c);
-        learner_ms[r] = learner_both_ms(c);
+        own_ms[r] = own_both_ms(ref);
+        learner_ms[r] = checked_learner_both_ms(c);
     }
     const size_t both = c->up_bytes + c->down_bytes;
     rates r = {larger(bandwidth_gb_per_s(c->up_bytes, median_of(up_ms, ROUNDS)),
@@ -430,10 +451,13 @@ COURSE_TIMED_TEST(together_the_two_copies_move_at_least_160_percent_of_one_way, 
     snprintf(note, sizeof note, "%s%s", problem ? " " : "", problem ? problem : "");
 
     both_copies c = {bytes, bytes, NULL, NULL, NULL, NULL, NULL};
-    cudaError_t err = both_directions_host_alloc(&c.h_up_src, bytes);
+    void **slot = pointer_slot();
+    cudaError_t err = both_directions_host_alloc(slot, bytes);
+    c.h_up_src = *slot;
     ck_assert_msg(err == cudaSuccess, "both_directions_host_alloc(256 MiB) returned %s",
                   error_text(err));
-    err = both_directions_host_alloc(&c.h_down_dst, bytes);
+    err = both_directions_host_alloc(slot, bytes);
+    c.h_down_dst = *slot;
     if (err != cudaSuccess) {
         both_directions_host_free(c.h_up_src);
         ck_abort_msg("both_directions_host_alloc(256 MiB) returned %s the second time",
@@ -441,11 +465,14 @@ COURSE_TIMED_TEST(together_the_two_copies_move_at_least_160_percent_of_one_way, 
     }
     const bool pinned = trace_locate(c.h_up_src) == LOCATION_PINNED_HOST &&
                         trace_locate(c.h_down_dst) == LOCATION_PINNED_HOST;
+    both_copies ref = {0, 0, NULL, NULL, NULL, NULL, NULL};
     if (pinned) {
+        harness_learner_buffer(c.h_up_src, bytes, "the buffer both_directions_host_alloc gave");
+        harness_learner_buffer(c.h_down_dst, bytes, "the buffer both_directions_host_alloc gave");
+        ref = make_copies(bytes, bytes);
         prepare_copies(&c);
         (void)learner_both_ms(&c); /* the first call, checked and not timed */
         expect_both_arrived(&c);
-        harness_host_free(c.want_down);
     }
 
     /* Up to three tries: a shared machine can be busy for a moment, slow code is slow every
@@ -455,7 +482,7 @@ COURSE_TIMED_TEST(together_the_two_copies_move_at_least_160_percent_of_one_way, 
     double due = 0;
     harness_gpu_alone_begin();
     for (int t = 0; pinned && t < TRIES; t++) {
-        r = measure_rates(&c);
+        r = measure_rates(&c, &ref);
         due = smaller(TIMES_ONE_WAY * r.one_way, SHARE_OF_OWN * r.own_both);
         if (r.learner_both >= due)
             break;

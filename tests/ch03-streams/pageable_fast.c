@@ -60,10 +60,19 @@ static void expect_no_threads_left(size_t before, const char *after_what)
 /* Bytes after the destination's end that must stay poisoned. */
 #define GUARD_BYTES 4096
 
+/* Where staged_copier_create stores its copier: memory the learner's code can reach. */
+static staged_copier **copier_slot(void)
+{
+    staged_copier **slot = harness_host_alloc(sizeof *slot);
+    *slot = NULL;
+    return slot;
+}
+
 static staged_copier *make_copier(void)
 {
-    staged_copier *copier = NULL;
-    cudaError_t err = staged_copier_create(&copier);
+    staged_copier **slot = copier_slot();
+    cudaError_t err = staged_copier_create(slot);
+    staged_copier *copier = *slot;
     ck_assert_msg(err == cudaSuccess && copier != NULL,
                   "staged_copier_create returned %s and stored %p", error_text(err),
                   (void *)copier);
@@ -79,7 +88,7 @@ static void destroy_copier(staged_copier *copier)
 /* The bytes the device holds at d_dst, read back by the test, against want. */
 static void expect_arrived(const void *d_dst, const unsigned char *want, size_t bytes, bool held_up)
 {
-    unsigned char *h_back = harness_host_alloc(bytes + GUARD_BYTES);
+    unsigned char *h_back = harness_private_alloc(bytes + GUARD_BYTES);
     harness_copy(h_back, d_dst, bytes + GUARD_BYTES, cudaMemcpyDeviceToHost);
     const size_t first_wrong = first_differing_byte(h_back, want, bytes);
     if (first_wrong < bytes && first_wrong > 0 &&
@@ -120,7 +129,7 @@ static void copy_and_check(staged_copier *copier, size_t bytes, bool held_up)
         /* A kernel on the legacy default stream, which every blocking stream waits for: the
          * copies queued next start 100 ms late. (The stand-in runtime for machines without a
          * GPU cannot hold a stream up, and says so.) */
-        cudaError_t err = gpu_work_keep_busy(0, 100.0);
+        cudaError_t err = harness_keep_busy(0, 100.0);
         ck_assert_msg(err == cudaSuccess || err == cudaErrorNotSupported,
                       "the test could not hold the GPU up: gpu_work_keep_busy returned %s (a "
                       "problem of the course, not of your code)",
@@ -131,7 +140,7 @@ static void copy_and_check(staged_copier *copier, size_t bytes, bool held_up)
                   error_text(err));
     expect_arrived(d_dst, h_src, bytes, held_up);
     harness_host_free(h_buffer);
-    CUDA_CHECK(cudaFree(d_dst));
+    harness_device_free(d_dst);
 }
 
 #define MiB ((size_t)1 << 20)
@@ -146,8 +155,9 @@ COURSE_TEST(odd_sizes_and_sizes_under_one_chunk_arrive_whole, 4)
         copy_and_check(copier, sizes[s], false);
 
     void *d_dst = harness_device_alloc(GUARD_BYTES);
-    unsigned char byte = 42;
-    cudaError_t err = staged_copy_to_device(copier, d_dst, &byte, 0);
+    unsigned char *byte = harness_host_alloc(1);
+    *byte = 42;
+    cudaError_t err = staged_copy_to_device(copier, d_dst, byte, 0);
     ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(0 bytes) returned %s",
                   error_text(err));
     unsigned char h_back[GUARD_BYTES];
@@ -188,8 +198,9 @@ static cudaError_t create_copy_destroy(void *context)
 {
     const copier_run *run = context;
     const size_t before = harness_thread_count();
-    staged_copier *copier = NULL;
-    cudaError_t err = staged_copier_create(&copier);
+    staged_copier **slot = copier_slot();
+    cudaError_t err = staged_copier_create(slot);
+    staged_copier *copier = *slot;
     if (err == cudaSuccess) {
         err = staged_copy_to_device(copier, run->d_dst, run->h_src, run->bytes);
         cudaError_t destroyed = staged_copier_destroy(copier);
@@ -281,11 +292,14 @@ static speeds measure_speeds(staged_copier *copier, void *d_dst, const void *h_s
     double plain_ms[ROUNDS], staged_ms[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
         plain_ms[r] = harness_time_copy_ms(d_dst, h_src, bytes, cudaMemcpyHostToDevice);
+        harness_spots spots;
+        harness_spots_poison(&spots, d_dst, bytes);
         const double start = host_clock_ms();
         cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
         staged_ms[r] = host_clock_ms() - start;
         ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(512 MiB) returned %s",
                       error_text(err));
+        harness_spots_expect(&spots, h_src, "staged_copy_to_device(512 MiB)");
     }
     speeds s = {bandwidth_gb_per_s(bytes, median_of(plain_ms, ROUNDS)),
                 bandwidth_gb_per_s(bytes, median_of(staged_ms, ROUNDS)),

@@ -30,7 +30,8 @@ static const float A = 0.5f, B = 3.0f;
 
 typedef struct job {
     float *h_in, *h_out;
-    float *d_buffers[PIPELINE_MAX_STREAMS];
+    const float *x; /* what h_in holds: the test's own copy, to compute the results from */
+    float **d_buffers; /* the caller's array, in memory the learner's code can read */
     size_t n, chunk;
     int streams;
 } job;
@@ -44,7 +45,9 @@ static job make_job(size_t n, size_t chunk, int streams)
     j.streams = streams;
     j.h_in = harness_pinned_alloc(n * sizeof(float));
     fill_floats(j.h_in, n);
+    j.x = harness_expected(j.h_in, n * sizeof(float));
     j.h_out = harness_pinned_alloc(n * sizeof(float));
+    j.d_buffers = harness_host_alloc((size_t)streams * sizeof *j.d_buffers);
     for (int s = 0; s < streams; s++)
         j.d_buffers[s] = harness_device_alloc(chunk * sizeof(float));
     return j;
@@ -93,7 +96,7 @@ static size_t chunk_it_came_from(const job *j, size_t i, float got)
         const size_t k = c * j->chunk + offset;
         if (c == own || k >= j->n)
             continue;
-        const float x = j->h_in[k], once = fmaf(A, x, B);
+        const float x = j->x[k], once = fmaf(A, x, B);
         if (same_float(got, x) || same_float(got, once) || same_float(got, fmaf(A, once, B)))
             return c;
     }
@@ -102,14 +105,15 @@ static size_t chunk_it_came_from(const job *j, size_t i, float got)
 
 static void expect_results(const job *j, const char *when)
 {
+    harness_results_compared();
     size_t i = 0;
-    while (i < j->n && same_float(j->h_out[i], fmaf(A, j->h_in[i], B)))
+    while (i < j->n && same_float(j->h_out[i], fmaf(A, j->x[i], B)))
         i++;
     if (i == j->n)
         return;
     const size_t c = i / j->chunk, first = c * j->chunk;
     const size_t count = j->n - first < j->chunk ? j->n - first : j->chunk;
-    const float x = j->h_in[i], want = fmaf(A, x, B), got = j->h_out[i];
+    const float x = j->x[i], want = fmaf(A, x, B), got = j->h_out[i];
     char where[512];
     snprintf(where, sizeof where,
              "%s (n = %zu, chunks of %zu, %d streams), element %zu, in chunk %zu of %zu, is %g "
@@ -137,7 +141,7 @@ static void expect_results(const job *j, const char *when)
     /* A chunk overwritten while it waited may hold a mixture: look past the first element. */
     size_t other = SIZE_MAX;
     for (size_t k = i, looked = 0; k < first + count && other == SIZE_MAX && looked < 4096; k++)
-        if (!same_float(j->h_out[k], fmaf(A, j->h_in[k], B))) {
+        if (!same_float(j->h_out[k], fmaf(A, j->x[k], B))) {
             other = chunk_it_came_from(j, k, j->h_out[k]);
             looked++;
         }
@@ -314,7 +318,7 @@ static void queue_stage(const job *j, stage what, cudaStream_t stream)
 {
     for (size_t first = 0, c = 0; first < j->n; first += j->chunk, c++) {
         const size_t count = j->n - first < j->chunk ? j->n - first : j->chunk;
-        float *d = j->d_buffers[c % (size_t)j->streams];
+        float *d = harness_view(j->d_buffers[c % (size_t)j->streams], j->chunk * sizeof(float));
         if (what & STAGE_UP)
             CUDA_CHECK(cudaMemcpyAsync(d, j->h_in + first, count * sizeof(float),
                                        cudaMemcpyHostToDevice, stream));
@@ -372,10 +376,12 @@ static void measure_stages(const job *j, timings *t)
 }
 
 /* The learner's pipeline under the trace, timed on the host clock from the call until it
- * returned with every result in h_out. */
+ * returned with every result in h_out; checked at a few places, as every timed call is. */
 static double time_theirs(job *j)
 {
     poison_host(j->h_out, j->n * sizeof(float));
+    harness_spots spots;
+    harness_spots_poison(&spots, j->h_out, j->n * sizeof(float));
     trace_start();
     trace_stop();
     cudaError_t err;
@@ -383,10 +389,23 @@ static double time_theirs(job *j)
     TRACED_RUN(err = pipeline_scale_add(j->h_in, j->h_out, j->n, j->chunk, A, B, j->d_buffers,
                                         j->streams));
     const double ms = host_clock_ms() - start;
+    float got[HARNESS_SPOTS][HARNESS_SPOT_BYTES / sizeof(float)]; /* as it returned */
+    for (int k = 0; k < spots.count; k++)
+        harness_spot_read(&spots, k, got[k]);
     harness_synchronize_untraced();
     ck_assert_msg(err == cudaSuccess,
                   "pipeline_scale_add returned %s. What it did, when and where:%s", error_text(err),
                   trace_timeline());
+    harness_results_compared();
+    for (int k = 0; k < spots.count; k++) {
+        const size_t i = spots.offset[k] / sizeof(float);
+        ck_assert_msg(same_float(got[k][0], fmaf(A, j->x[i], B)) &&
+                          same_float(got[k][1], fmaf(A, j->x[i + 1], B)),
+                      "when the timed pipeline_scale_add returned, element %zu of h_out was %g "
+                      "where a * x + b = %g: every call must deliver every result before it "
+                      "returns (the test checks a few places, chosen afresh, after each)",
+                      i, (double)got[k][0], (double)fmaf(A, j->x[i], B));
+    }
     return ms;
 }
 

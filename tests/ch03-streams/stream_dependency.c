@@ -38,9 +38,9 @@ static two_streams make_two_streams(void)
     s.h_out = harness_pinned_alloc(BYTES);
     s.d_buffer =
         harness_device_alloc(BYTES); /* poisoned: what a consumer that did not wait reads */
-    /* The harness gives back what a test holds when it ends, these streams too. */
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s.producer, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s.consumer, cudaStreamNonBlocking));
+    /* The worker's streams, as the caller's; given back when the test ends. */
+    s.producer = harness_stream_create(cudaStreamNonBlocking);
+    s.consumer = harness_stream_create(cudaStreamNonBlocking);
     return s;
 }
 

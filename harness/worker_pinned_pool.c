@@ -1,5 +1,5 @@
-/* pinned_pool.c - pinned host memory a worker gives its tests again rather than back to the
- * driver (trace.h).
+/* worker_pinned_pool.c - pinned host memory a worker gives its tests again rather than back to
+ * the driver (worker.h).
  *
  * Pinning is slow, and the driver pins for one process at a time. On the lent H200,
  * cudaMallocHost of 256 MiB took 140 to 170 ms and cudaFreeHost 40 ms, most of it the kernel
@@ -16,6 +16,7 @@
  * the pool neither keeps nor gives: what is timed then costs what it really costs.
  */
 #include "harness.h"
+#include "worker.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,12 +42,22 @@ void pinned_pool_set_measuring(bool on)
     measuring = on;
 }
 
+
 static pinned_block *find(const void *ptr)
 {
     for (size_t i = 0; i < block_count; i++)
         if (blocks[i].ptr == ptr)
             return &blocks[i];
     return NULL;
+}
+
+bool pinned_pool_kept(const void *ptr)
+{
+    pthread_mutex_lock(&pool_lock);
+    const pinned_block *b = ptr != NULL ? find(ptr) : NULL;
+    const bool kept = b != NULL && b->kept;
+    pthread_mutex_unlock(&pool_lock);
+    return kept;
 }
 
 bool pinned_pool_take(void **ptr, size_t bytes, unsigned int flags)
@@ -70,7 +81,7 @@ bool pinned_pool_take(void **ptr, size_t bytes, unsigned int flags)
     pthread_mutex_unlock(&pool_lock);
     if (best == NULL)
         return false;
-    poison_host(*ptr, bytes); /* what the last owner wrote is not the next one's to see */
+    memset(*ptr, POISON_BYTE, bytes); /* what the last owner wrote is not the next one's to see */
     return true;
 }
 

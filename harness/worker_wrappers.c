@@ -1,6 +1,6 @@
-/* trace_wrappers.c - the link-time wrappers for the calls in traced_calls.def.
+/* worker_wrappers.c - the link-time wrappers for the calls in traced_calls.def, in the worker.
  *
- * The linker sends every reference to cudaX in the program to __wrap_cudaX
+ * The linker sends every reference to cudaX in the learner's module to __wrap_cudaX
  * (-Wl,--wrap=cudaX), and __real_cudaX reaches the runtime. Each wrapper asks
  * whether this call is to fail, fills in what is particular to the call, and
  * otherwise passes it on; FINISH records it (trace and ledger) from the row that
@@ -9,6 +9,7 @@
  */
 #include "gpu_work.h"
 #include "trace.h"
+#include "worker.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -95,24 +96,14 @@ cudaError_t __wrap_cudaFreeAsync(void *ptr, cudaStream_t stream)
     FINISH(__real_cudaFreeAsync(ptr, stream));
 }
 
-/* Pinned memory passes through the worker's pool (pinned_pool.c), below the record. */
-DECLARE_REAL(cudaError_t, cudaHostAlloc, (void **, size_t, unsigned int))
-static cudaError_t allocate_pinned(void **ptr, size_t bytes, unsigned int flags)
-{
-    if (ptr != NULL && pinned_pool_take(ptr, bytes, flags))
-        return cudaSuccess;
-    cudaError_t err = __real_cudaHostAlloc(ptr, bytes, flags);
-    if (err == cudaSuccess && ptr != NULL)
-        pinned_pool_note(*ptr, bytes, flags);
-    return err;
-}
-
-/* cudaMallocHost is cudaHostAlloc with the default flags (the runtime's reference says so). */
+/* Pinned memory comes from the shared arena, through the worker's pool (worker_pinned_pool.c),
+ * below the record. cudaMallocHost is cudaHostAlloc with the default flags (the runtime's
+ * reference says so). */
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t bytes)
 {
     BEGIN(cudaMallocHost);
     call.bytes = bytes;
-    ACQUIRE(ptr, allocate_pinned(ptr, bytes, cudaHostAllocDefault));
+    ACQUIRE(ptr, worker_pinned_alloc(ptr, bytes, cudaHostAllocDefault));
 }
 
 cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
@@ -120,17 +111,14 @@ cudaError_t __wrap_cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags)
     BEGIN(cudaHostAlloc);
     call.bytes = bytes;
     call.flags = flags;
-    ACQUIRE(ptr, allocate_pinned(ptr, bytes, flags));
+    ACQUIRE(ptr, worker_pinned_alloc(ptr, bytes, flags));
 }
 
 DECLARE_REAL(cudaError_t, cudaFreeHost, (void *))
 static cudaError_t free_pinned(void *ptr)
 {
-    switch (pinned_pool_give(ptr)) {
-    case PINNED_POOL_KEPT: return cudaSuccess;
-    case PINNED_POOL_ALREADY_KEPT: return cudaErrorInvalidValue;
-    default: return __real_cudaFreeHost(ptr);
-    }
+    cudaError_t err;
+    return worker_pinned_free(ptr, &err) ? err : __real_cudaFreeHost(ptr);
 }
 
 cudaError_t __wrap_cudaFreeHost(void *ptr)
@@ -159,11 +147,19 @@ cudaError_t __wrap_cudaHostRegister(void *ptr, size_t bytes, unsigned int flags)
 }
 
 DECLARE_REAL(cudaError_t, cudaHostUnregister, (void *))
+/* Memory from cudaMallocHost was never registered: the runtime says so, and so does this for
+ * the arena's blocks, which the worker registered in the learner's name. */
+static cudaError_t unregister(void *ptr)
+{
+    return worker_pinned_holds(ptr) ? cudaErrorHostMemoryNotRegistered
+                                    : __real_cudaHostUnregister(ptr);
+}
+
 cudaError_t __wrap_cudaHostUnregister(void *ptr)
 {
     BEGIN(cudaHostUnregister);
     call.handle = call.dst = ptr;
-    FINISH(__real_cudaHostUnregister(ptr));
+    FINISH(unregister(ptr));
 }
 
 DECLARE_REAL(cudaError_t, cudaHostGetDevicePointer, (void **, void *, unsigned int))
@@ -188,8 +184,8 @@ static void locate_ends(traced_call *call, bool tracing, void *dst, const void *
     call->bytes = bytes;
     if (!tracing)
         return;
-    call->dst_location = trace_locate(dst);
-    call->src_location = src ? trace_locate(src) : LOCATION_NULL;
+    call->dst_location = worker_locate(dst);
+    call->src_location = src ? worker_locate(src) : LOCATION_NULL;
 }
 
 DECLARE_REAL(cudaError_t, cudaMemcpy, (void *, const void *, size_t, enum cudaMemcpyKind))
@@ -363,16 +359,23 @@ cudaError_t __wrap_gpu_work_scale_add(cudaStream_t stream, float *d_y, const flo
 
 /* --- free(), which is no CUDA call, but the learner's code may give it CUDA's memory ------- */
 
-/* The test's verdict on free() of memory the ledger holds (harness.c): it fails the running
- * test, in words, before the C library crashes on it; outside a test it returns false. */
-bool harness_free_of_cuda_memory(const void *ptr, trace_resource resource);
-
+/* free() of memory the ledger holds, in an exercise function: it fails the running test, in
+ * words, and the memory is not freed, so the C library does not crash on it first. */
 void __real_free(void *ptr);
 void __wrap_free(void *ptr)
 {
     trace_resource resource = ptr != NULL ? ledger_resource_of(ptr) : RESOURCE_NONE;
-    if (resource != RESOURCE_NONE && resource != RESOURCE_EVENT && resource != RESOURCE_STREAM &&
-        harness_free_of_cuda_memory(ptr, resource))
+    if (resource == RESOURCE_NONE || resource == RESOURCE_EVENT || resource == RESOURCE_STREAM ||
+        !worker_in_call()) {
+        __real_free(ptr);
         return;
-    __real_free(ptr);
+    }
+    if (resource == RESOURCE_REGISTRATION)
+        worker_fail("free() was given host memory that is still registered with the CUDA runtime "
+                    "(cudaHostRegister): call cudaHostUnregister on it first, then free it");
+    else
+        worker_fail("free() was given %s, which malloc never returned: memory from cudaMalloc is "
+                    "given back with cudaFree, pinned memory from cudaMallocHost or cudaHostAlloc "
+                    "with cudaFreeHost; free() takes only what malloc returned",
+                    resource_words(resource));
 }

@@ -1,0 +1,99 @@
+/* checker.c - the checker's side of the line to the judge (checker.h): the running test's state,
+ * the deadline the judge moves on, and the GPU taken alone for a timed test's measurement. */
+#include "checker.h"
+#include "io.h"
+#include "harness.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double checker_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+checker_state checker = {.command_fd = -1, .reply_fd = -1, .context_lock = -1, .arena = -1};
+
+bool checker_read_judge(void)
+{
+    for (;;) {
+        struct pollfd fd = {checker.command_fd, POLLIN, 0};
+        if (poll(&fd, 1, 0) <= 0)
+            return true;
+        command c;
+        if (!read_all(checker.command_fd, &c, sizeof c))
+            return false;
+        if (c.kind == COMMAND_MOVE)
+            checker.deadline += c.seconds;
+        else if (c.kind == COMMAND_QUIT)
+            return false;
+    }
+}
+
+void checker_not_graded(const char *why)
+{
+    if (!checker.not_graded)
+        snprintf(checker.not_graded_why, sizeof checker.not_graded_why, "%s", why);
+    checker.not_graded = true;
+}
+
+bool course_test_is_timed(void)
+{
+    return checker.in_test && checker.timed;
+}
+
+/* Where programs share the GPU, the judge takes it alone for the test (after the programs that
+ * hold it now let go) and then says go on; the time it waits is not the test's. */
+void harness_gpu_alone_begin(void)
+{
+    ck_assert_msg(course_test_is_timed(),
+                  "the course's test measures the GPU but is not declared with COURSE_TIMED_TEST "
+                  "(a bug in the course)");
+    if (checker.alone)
+        return;
+    if (checker.gpu_shared) {
+        fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
+        reply r = {REPLY_ALONE, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
+        const double asked = checker_now_s();
+        if (!write_all(checker.reply_fd, &r, sizeof r))
+            _exit(0);
+        for (;;) {
+            command go;
+            if (!read_all(checker.command_fd, &go, sizeof go))
+                _exit(0); /* the judge is gone: nothing is graded any more */
+            if (go.kind == COMMAND_GO)
+                break;
+            if (go.kind == COMMAND_MOVE)
+                checker.deadline += go.seconds;
+        }
+        checker.deadline += checker_now_s() - asked;
+    }
+    checker.alone = true;
+    checker.alone_since = checker_now_s();
+    harness_gpu_quiet(); /* nobody's work still queued on it (checks_timing.c) */
+    checker.alone_since = checker_now_s();
+}
+
+void harness_gpu_alone_end(void)
+{
+    if (!checker.alone)
+        return;
+    checker.alone = false;
+    if (!checker.gpu_shared)
+        return;
+    reply r = {REPLY_SHARED, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
+    if (!write_all(checker.reply_fd, &r, sizeof r))
+        _exit(0);
+}
+
+bool harness_gpu_is_alone(void)
+{
+    return checker.alone;
+}
+

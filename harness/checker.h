@@ -1,0 +1,122 @@
+/* checker.h - inside the checker (runner.c's child): the running test, and the worker it calls.
+ *
+ * The checker runs the tests' bodies with Check and holds every verdict; it loads no learner
+ * code. The judge above it (runner.c) hands it one test at a time and holds the GPU's locks;
+ * the worker below it (remote.c) runs the learner's functions.
+ */
+#ifndef COURSE_CHECKER_H
+#define COURSE_CHECKER_H
+
+#include "remote.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What the checker knows of the running test. */
+typedef struct checker_state {
+    bool use_cuda;      /* the harness's own self-test runs without CUDA */
+    bool gpu_shared;    /* other programs use the GPU at the same time (make check, grade, test) */
+    int command_fd;     /* from the judge: the test to run, deadlines moved, go-aheads */
+    int reply_fd;       /* to the judge */
+    int context_lock;   /* COURSE_CONTEXT_LOCK's descriptor, -1 where nobody shares the GPU */
+    int arena;          /* the shared memory's memfd */
+    uint32_t exercise;  /* the running test's exercise, by index */
+    const char *learner_module; /* its learner module; NULL: it has none (a fixture's) */
+    double timeout;     /* the test's limit, seconds */
+    double deadline;    /* host clock, seconds; moved on by the judge's waits */
+    bool in_test;       /* a test's body runs */
+    bool timed;         /* declared with COURSE_TIMED_TEST */
+    bool alone;         /* between harness_gpu_alone_begin and _end */
+    double alone_since;
+    bool unloadable;    /* the learner's module could not be loaded */
+    bool not_graded;    /* something outside the code spoiled the test (a busy GPU, memory) */
+    char not_graded_why[256];
+} checker_state;
+
+extern checker_state checker;
+
+/* --- What travels between the judge and the checker ------------------------------------------ */
+
+enum command_kind { COMMAND_RUN, COMMAND_MOVE, COMMAND_GO, COMMAND_QUIT };
+
+typedef struct command {
+    uint32_t kind;
+    uint32_t exercise; /* index into entries[] */
+    uint32_t test;     /* index into its tests[] */
+    uint32_t reserved;
+    double seconds; /* RUN: the test's limit; MOVE: how far its deadline moves on */
+} command;
+
+typedef struct hello {
+    int32_t gpu_ok;
+    char why[256];      /* when there is no GPU */
+    double turn_wait_s; /* waiting for COURSE_CONTEXT_LOCK */
+    double making_s;    /* making the context */
+} hello;
+
+enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NOT_GRADED };
+
+/* What the checker says during a test: its verdict, at the end; in a timed test, also when its
+ * measurement starts and ends (harness_gpu_alone_begin and _end). */
+enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED };
+
+#define REPLY_EVIDENCE 1u   /* the test read what the worker says of itself */
+#define REPLY_UNLOADABLE 2u /* the learner's module could not be loaded: the rest need not run */
+
+typedef struct reply {
+    uint32_t kind;
+    uint32_t exercise;
+    uint32_t test;
+    uint32_t verdict;
+    uint32_t flags;
+    uint32_t fresh_start; /* why the worker was replaced after the test; 0: it was not */
+    uint64_t printed;     /* bytes the learner's code printed during the test */
+    uint32_t message_length;
+    uint32_t reserved;
+} reply;
+
+
+double checker_now_s(void);
+/* Reads what the judge has sent (a deadline moved on) without waiting; false once the judge is
+ * gone. remote.c calls it while it waits for the worker. */
+bool checker_read_judge(void);
+/* The test is spoiled by something outside the learner's code: it is reported as not graded,
+ * whatever its checks say. */
+void checker_not_graded(const char *why);
+
+/* --- remote.c: the worker -------------------------------------------------------------------- */
+
+/* Ends the worker, if there is one (quietly, between tests). */
+void remote_quit(void);
+/* After a test: the worker gives back what the test left, and anything the learner's code
+ * started is ended. Returns the reasons the worker was replaced (0: it goes on). */
+uint32_t remote_end_of_test(void);
+/* What the worker printed during this test: the last bytes of it, and how much in all. */
+const char *remote_test_output(size_t *dropped);
+size_t remote_printed_bytes(void); /* since the test began */
+void remote_test_begin(void);     /* forgets what the last test printed */
+/* How many workers were started, for the runner's stats. */
+int remote_workers_started(void);
+
+/* The harness's operations on the test's behalf (harness.c calls them). */
+void *remote_device_alloc(size_t bytes);         /* the worker's device memory, opened here */
+void remote_device_free(void *d_buffer);
+/* The checker's own view of the worker's device memory at [ptr, ptr + bytes): the same memory,
+ * opened by IPC; NULL when it lies in no buffer of the test's. */
+void *remote_device_view(const void *ptr, size_t bytes);
+void remote_register(void *h_buffer, size_t bytes); /* pinned in the worker, kept so */
+cudaStream_t remote_stream_create(unsigned int flags);
+void remote_synchronize(cudaStream_t stream);       /* NULL: the whole device */
+cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds);
+memory_location remote_locate(const void *ptr);
+size_t remote_threads(void);
+/* Closes the checker's views of the test's device buffers (the worker frees them at its tidy). */
+void remote_forget_device_buffers(void);
+
+/* What the tests capture of the learner's output (checks_output.c). */
+void remote_capture(bool on);
+size_t remote_captured(int stream, char *text, size_t size); /* 0 stdout, 1 stderr */
+
+#endif

@@ -1,0 +1,54 @@
+/* worker.h - inside the worker (worker_main.c): what its parts share.
+ *
+ * The worker runs the learner's code. Nothing here decides a verdict: the checker does, from
+ * what it sees in the shared memory and on the GPU. The worker records what the learner's code
+ * asked of the runtime, fails calls on demand, and gives back what a test left held.
+ */
+#ifndef COURSE_WORKER_H
+#define COURSE_WORKER_H
+
+#include "trace.h"
+
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The checker's room for records during this call (worker_trace.c). */
+extern size_t trace_room;
+/* Where a pointer lives, as this process's runtime says (worker_trace.c). */
+memory_location worker_locate(const void *ptr);
+
+/* The learner's pinned memory (cudaMallocHost, cudaHostAlloc): blocks of the arena's learner
+ * part, registered with the runtime, so that a test can read what the learner allocated
+ * (worker_pinned.c). Blocks the code gives back are kept, registered, and given again,
+ * poisoned, to the next request that fits (the pool below): pinning is slow, and the driver
+ * pins for one process at a time. */
+cudaError_t worker_pinned_alloc(void **ptr, size_t bytes, unsigned int flags);
+/* cudaFreeHost of ptr: true when ptr is the learner's pinned memory, with the result in *err. */
+bool worker_pinned_free(void *ptr, cudaError_t *err);
+/* Whether ptr starts a block of the learner's pinned memory that is in use. */
+bool worker_pinned_holds(const void *ptr);
+
+/* The pool (worker_pinned_pool.c), which never calls the runtime itself. Take: true, with a
+ * kept block of at least `bytes` allocated with `flags`, poisoned, in *ptr. Note: a block just
+ * allocated. Give: what became of a block handed to cudaFreeHost; the caller frees it for real
+ * unless the pool kept it, and a block the pool already holds was given back twice. While a
+ * timed test has the GPU alone, the pool neither keeps nor gives: what is timed then costs
+ * what it really costs. */
+typedef enum { PINNED_POOL_NOT_KEPT, PINNED_POOL_KEPT, PINNED_POOL_ALREADY_KEPT } pinned_pool_verdict;
+bool pinned_pool_take(void **ptr, size_t bytes, unsigned int flags);
+void pinned_pool_note(void *ptr, size_t bytes, unsigned int flags);
+pinned_pool_verdict pinned_pool_give(void *ptr);
+bool pinned_pool_kept(const void *ptr);
+void pinned_pool_set_measuring(bool on);
+
+/* The test's pinned buffers (the arena's test part): registered once, kept across tests. */
+cudaError_t worker_register_test_buffer(void *ptr, size_t bytes);
+
+/* The learner's code did what fails the running test (free() of CUDA memory): the first such
+ * message goes back with the call's reply. */
+void worker_fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Whether an exercise function is running (the call's trace is on). */
+bool worker_in_call(void);
+
+#endif

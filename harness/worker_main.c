@@ -1,0 +1,596 @@
+/* worker_main.c - main() of build/tests/worker: the process that runs the learner's code.
+ *
+ * The checker (harness/remote.c) starts it with the socket it talks on (descriptor 3), the
+ * shared arena (4), and its standard output and error on pipes the checker reads. Before any
+ * learner code is loaded the worker closes every other descriptor, maps the arena where the
+ * checker has it, binds its life to the checker's (PR_SET_PDEATHSIG), and installs a seccomp
+ * filter under which it may signal no process but itself and read or trace no other process's
+ * memory: so its code cannot stop, kill or spy on the checker, which runs as the same user.
+ * Then it makes its CUDA context, says hello, and serves requests (remote.h) until told to quit
+ * or killed: loading an exercise's learner module, calling its functions, and the harness's own
+ * operations on the test's behalf (device buffers shared by IPC, streams, waits).
+ *
+ * Usage: worker [--no-cuda]   (--no-cuda: the harness's self-test, which runs no CUDA)
+ */
+#define _GNU_SOURCE /* close_range, dup3 */
+#include "arena.h"
+#include "device_info.h"
+#include "gpu_work.h"
+#include "harness.h"
+#include "io.h"
+#include "remote.h"
+#include "worker.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The harness's own calls go straight to the runtime: not traced, not in the learner's ledger. */
+cudaError_t __real_cudaMalloc(void **, size_t);
+cudaError_t __real_cudaFree(void *);
+cudaError_t __real_cudaDeviceSynchronize(void);
+cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
+cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
+cudaError_t __real_cudaStreamDestroy(cudaStream_t);
+
+static int channel = WORKER_FD_SOCKET;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* --- What the learner's code may do to other processes: nothing ------------------------------ */
+
+#if defined(__x86_64__)
+#define WORKER_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define WORKER_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args[n]))
+#define ARG_HIGH(n) (offsetof(struct seccomp_data, args[n]) + 4)
+#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+/* No capability at all, even as root (make check run as root, CI's): a capability would let
+ * the learner's code open the checker's descriptors and memory (/proc/PID/fd, /proc/PID/mem)
+ * although the checker is not dumpable. Dropped from the bounding set too, so that no program
+ * it could start regains them. */
+static bool drop_capabilities(char *why, size_t why_size)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
+            break;
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct none[2];
+    memset(none, 0, sizeof none);
+    if (syscall(SYS_capset, &header, none) != 0) {
+        snprintf(why, why_size, "the worker could not drop its capabilities: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* Signals go to this process only (its own threads too: raise, abort, pthread_kill); no
+ * ptrace, no reading or writing another process's memory, no taking its descriptors. The
+ * sandbox of make grade denies more besides; this holds wherever the worker runs. */
+static bool confine(char *why, size_t why_size)
+{
+    if (!drop_capabilities(why, why_size))
+        return false;
+#ifdef WORKER_AUDIT_ARCH
+    const __u32 self = (__u32)getpid();
+    struct sock_filter program[] = {
+        LOAD(arch),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WORKER_AUDIT_ARCH, 1, 0),
+        DENY, /* another architecture's system call numbers (int 0x80): none */
+        LOAD(nr),
+#ifdef __X32_SYSCALL_BIT
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
+        DENY,
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigqueueinfo, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_tgsigqueueinfo, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tkill, 7, 0),
+        BPF_JUMP(BPF_JMP | BPF_JA, 7, 0, 0), /* past the checks of a target, to the next list */
+        /* The target (the first argument) must be this process. */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HIGH(0)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(0)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1),
+        ALLOW,
+        DENY,
+        DENY, /* tkill: a thread of any process, by its id alone */
+        LOAD(nr),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ptrace, 7, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kcmp, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_open, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_getfd, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_send_signal, 1, 0),
+        ALLOW,
+        DENY,
+    };
+    struct sock_fprog filter = {(unsigned short)(sizeof program / sizeof program[0]), program};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0) {
+        snprintf(why, why_size, "the worker's seccomp filter could not be installed: %s",
+                 strerror(errno));
+        return false;
+    }
+    return true;
+#else
+    snprintf(why, why_size, "the worker has no seccomp filter for this architecture");
+    return false;
+#endif
+}
+
+/* --- The learner's modules ------------------------------------------------------------------ */
+
+#define MAX_MODULES 64
+
+static struct {
+    void *handle;
+    const remote_function *table;
+    int count;
+} modules[MAX_MODULES];
+
+static bool load_module(uint32_t exercise, const char *path, char *why, size_t why_size)
+{
+    if (exercise >= MAX_MODULES) {
+        snprintf(why, why_size, "too many exercises for one worker");
+        return false;
+    }
+    if (modules[exercise].handle != NULL)
+        return true;
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        snprintf(why, why_size, "%s", dlerror());
+        return false;
+    }
+    const remote_function *table = dlsym(handle, REMOTE_TABLE);
+    const int *count = dlsym(handle, REMOTE_TABLE_COUNT);
+    if (table == NULL || count == NULL) {
+        snprintf(why, why_size, "the module holds no table of the exercise's functions (%s)",
+                 REMOTE_TABLE);
+        return false;
+    }
+    modules[exercise].handle = handle;
+    modules[exercise].table = table;
+    modules[exercise].count = *count;
+    return true;
+}
+
+/* --- The arguments of a call, for the dispatchers (remote_stubs.awk) ------------------------- */
+
+void remote_take(remote_arguments *arguments, void *value, size_t size)
+{
+    uint32_t declared = 0;
+    if (arguments->bad || arguments->size - arguments->at < sizeof declared + size) {
+        arguments->bad = true;
+        memset(value, 0, size);
+        return;
+    }
+    memcpy(&declared, arguments->data + arguments->at, sizeof declared);
+    arguments->bad |= declared != size;
+    memcpy(value, arguments->data + arguments->at + sizeof declared, size);
+    arguments->at += sizeof declared + size;
+}
+
+const char *remote_take_string(remote_arguments *arguments)
+{
+    uint32_t length = 0;
+    if (arguments->bad || arguments->size - arguments->at < sizeof length) {
+        arguments->bad = true;
+        return NULL;
+    }
+    memcpy(&length, arguments->data + arguments->at, sizeof length);
+    arguments->at += sizeof length;
+    if (length == UINT32_MAX)
+        return NULL; /* a NULL string */
+    if (length == 0 || arguments->size - arguments->at < length ||
+        arguments->data[arguments->at + length - 1] != '\0') {
+        arguments->bad = true;
+        return NULL;
+    }
+    const char *text = (const char *)arguments->data + arguments->at;
+    arguments->at += length;
+    return text;
+}
+
+void remote_give(remote_arguments *arguments, const void *value, size_t size)
+{
+    memcpy(arguments->result, value, size < REMOTE_RESULT_MAX ? size : REMOTE_RESULT_MAX);
+}
+
+/* --- A call, and what the learner's code did during it --------------------------------------- */
+
+static struct {
+    bool running;
+    char message[REMOTE_TEXT_MAX / 2];
+} in_call;
+
+bool worker_in_call(void)
+{
+    return in_call.running && trace_is_on();
+}
+
+void worker_fail(const char *format, ...)
+{
+    if (in_call.message[0] != '\0')
+        return; /* the first is the one to read */
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(in_call.message, sizeof in_call.message, format, arguments);
+    va_end(arguments);
+}
+
+/* What a call prints, when the test asked to see it: standard output and error go to temporary
+ * files for the call's duration. */
+static struct {
+    FILE *file[2];
+    int saved[2];
+} capture;
+
+static void capture_begin(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    for (int s = 0; s < 2; s++) {
+        capture.file[s] = tmpfile();
+        capture.saved[s] = capture.file[s] ? dup(1 + s) : -1;
+        if (capture.saved[s] >= 0)
+            dup2(fileno(capture.file[s]), 1 + s);
+    }
+}
+
+static size_t capture_end(int s, char *text, size_t size)
+{
+    if (s == 0) {
+        fflush(stdout);
+        fflush(stderr);
+    }
+    size_t got = 0;
+    if (capture.saved[s] >= 0) {
+        dup2(capture.saved[s], 1 + s);
+        close(capture.saved[s]);
+        if (fseek(capture.file[s], 0, SEEK_SET) == 0)
+            got = fread(text, 1, size, capture.file[s]);
+    }
+    if (capture.file[s])
+        fclose(capture.file[s]);
+    capture.file[s] = NULL;
+    capture.saved[s] = -1;
+    return got;
+}
+
+static void apply_settings(const remote_trace_settings *settings)
+{
+    trace_recorded = 0;
+    trace_dropped_calls = 0;
+    trace_room = settings->room < TRACE_CAPACITY ? (size_t)settings->room : TRACE_CAPACITY;
+    for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
+        trace_made[f] = (size_t)settings->made[f];
+        trace_injections[f].armed = settings->injection[f].armed != 0;
+        trace_injections[f].n = (size_t)settings->injection[f].n;
+        trace_injections[f].error = (cudaError_t)settings->injection[f].error;
+    }
+    trace_delay.direction = (enum cudaMemcpyKind)settings->delay_direction;
+    trace_delay.milliseconds = settings->delay_ms;
+    static bool kernel_loaded;
+    if (trace_delay.milliseconds > 0 && !kernel_loaded) {
+        /* Load the delaying kernel now, once, untraced: loading it at its first launch, in the
+         * middle of the learner's calls, could make the host wait there. A runtime without
+         * kernels simply does not delay the copies. */
+        if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess || __real_cudaDeviceSynchronize() != cudaSuccess)
+            (void)cudaGetLastError();
+        kernel_loaded = true;
+    }
+}
+
+static void serve_call(const remote_request *request, const unsigned char *payload)
+{
+    static char texts[REMOTE_TEXT_MAX];
+    remote_reply reply;
+    memset(&reply, 0, sizeof reply);
+    const uint32_t x = request->exercise;
+    const bool known = x < MAX_MODULES && modules[x].handle != NULL &&
+                       request->function < (uint32_t)modules[x].count &&
+                       request->payload >= sizeof(remote_trace_settings);
+    if (!known) {
+        reply.status = REMOTE_REFUSED;
+        (void)write_all(channel, &reply, sizeof reply);
+        return;
+    }
+    remote_trace_settings settings;
+    memcpy(&settings, payload, sizeof settings);
+    remote_arguments arguments = {payload + sizeof settings, request->payload - sizeof settings, 0,
+                                  false, {0}};
+    apply_settings(&settings);
+    pinned_pool_set_measuring(request->flags & REMOTE_MEASURING);
+    const bool capturing = request->flags & REMOTE_CAPTURE_OUTPUT;
+    if (capturing)
+        capture_begin();
+    in_call.message[0] = '\0';
+    in_call.running = true;
+    if (settings.tracing)
+        trace_resume();
+    modules[x].table[request->function].call(&arguments);
+    trace_stop();
+    in_call.running = false;
+    fflush(NULL);
+    size_t used = 0;
+    if (capturing) {
+        reply.out_length = (uint32_t)capture_end(0, texts, sizeof texts / 2);
+        used = reply.out_length;
+        reply.err_length = (uint32_t)capture_end(1, texts + used, sizeof texts / 2);
+        used += reply.err_length;
+    }
+    if (arguments.bad) {
+        reply.status = REMOTE_REFUSED;
+        snprintf(in_call.message, sizeof in_call.message,
+                 "the call's arguments did not match the function (a bug in the course)");
+    } else if (in_call.message[0] != '\0') {
+        reply.status = REMOTE_FAILED;
+    }
+    reply.message_length = (uint32_t)strlen(in_call.message);
+    memcpy(reply.result, arguments.result, sizeof reply.result);
+    for (int f = 0; f < TRACED_FUNCTION_COUNT; f++)
+        reply.made[f] = trace_made[f];
+    reply.dropped = trace_dropped_calls;
+    reply.records = (uint32_t)trace_recorded;
+    if (write_all(channel, &reply, sizeof reply) &&
+        write_all(channel, trace_calls, trace_recorded * sizeof trace_calls[0]) &&
+        write_all(channel, in_call.message, reply.message_length))
+        (void)write_all(channel, texts, used);
+}
+
+/* --- The harness's own operations ------------------------------------------------------------- */
+
+#define MAX_HELD 256
+
+/* The test's device buffers and streams, given back when it ends. */
+static void *test_buffers[MAX_HELD];
+static size_t test_buffer_count;
+static cudaStream_t test_streams[MAX_HELD];
+static size_t test_stream_count;
+
+static struct {
+    bool use_cuda;
+    size_t threads;     /* after the context was made */
+    size_t device_free; /* likewise */
+} state;
+
+/* The threads of this process that the code under test may have started: those that bear the
+ * program's own name. The CUDA runtime names its helper threads (cuda-EvtHandlr, ...) and
+ * starts them when it pleases, so they are not counted. */
+static size_t thread_count(void)
+{
+    char own_name[64] = "", name[64], path[300]; /* a task name is at most 255 bytes */
+    FILE *file = fopen("/proc/self/comm", "r");
+    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
+        if (file)
+            fclose(file);
+        return 0;
+    }
+    fclose(file);
+    DIR *tasks = opendir("/proc/self/task");
+    size_t count = 0;
+    if (tasks == NULL)
+        return 0;
+    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
+        file = fopen(path, "r");
+        if (file != NULL) {
+            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
+            fclose(file);
+        }
+    }
+    closedir(tasks);
+    return count;
+}
+
+static void forget(void **list, size_t *count, const void *item)
+{
+    for (size_t i = 0; i < *count; i++)
+        if (list[i] == item) {
+            list[i] = list[--*count];
+            return;
+        }
+}
+
+/* After a test: gives back what it left, and says (0, or the reasons) whether the next test can
+ * share this process. */
+static uint32_t tidy(bool check_device_memory)
+{
+    trace_stop();
+    pinned_pool_set_measuring(false);
+    if (!state.use_cuda) {
+        bool complete = true;
+        (void)ledger_release_all(&complete);
+        return thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT;
+    }
+    cudaError_t err = __real_cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); /* an ordinary error clears; one that poisons stays */
+        err = __real_cudaDeviceSynchronize();
+    }
+    (void)cudaGetLastError();
+    if (err != cudaSuccess)
+        return FRESH_POISONED;
+    bool complete = true;
+    (void)ledger_release_all(&complete);
+    while (test_stream_count > 0)
+        (void)__real_cudaStreamDestroy(test_streams[--test_stream_count]);
+    while (test_buffer_count > 0)
+        (void)__real_cudaFree(test_buffers[--test_buffer_count]);
+    (void)cudaGetLastError();
+    size_t device_free = 0, total = 0;
+    bool memory_back = !check_device_memory ||
+                       (cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
+                        device_free + ((size_t)256 << 20) >= state.device_free);
+    (void)cudaGetLastError();
+    return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
+           (thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT);
+}
+
+static void serve(const remote_request *request, const unsigned char *payload)
+{
+    remote_reply reply;
+    memset(&reply, 0, sizeof reply);
+    char why[512] = "";
+    switch (request->op) {
+    case OP_LOAD:
+        if (request->payload == 0 || payload[request->payload - 1] != '\0' ||
+            !load_module(request->exercise, (const char *)payload, why, sizeof why))
+            reply.status = REMOTE_REFUSED;
+        break;
+    case OP_DEVICE_ALLOC: {
+        void *d = NULL;
+        reply.error = __real_cudaMalloc(&d, (size_t)request->a);
+        if (reply.error == cudaSuccess)
+            reply.error = cudaIpcGetMemHandle(&reply.handle, d);
+        if (reply.error == cudaSuccess && test_buffer_count < MAX_HELD) {
+            test_buffers[test_buffer_count++] = d;
+            reply.value = (uint64_t)(uintptr_t)d;
+        } else if (d != NULL) {
+            (void)__real_cudaFree(d);
+        }
+        (void)cudaGetLastError();
+        break;
+    }
+    case OP_DEVICE_FREE: {
+        void *d = (void *)(uintptr_t)request->a;
+        forget(test_buffers, &test_buffer_count, d);
+        reply.error = __real_cudaFree(d);
+        (void)cudaGetLastError();
+        break;
+    }
+    case OP_REGISTER:
+        reply.error = worker_register_test_buffer((void *)(uintptr_t)request->a, (size_t)request->b);
+        (void)cudaGetLastError();
+        break;
+    case OP_STREAM_CREATE: {
+        cudaStream_t stream = NULL;
+        reply.error = __real_cudaStreamCreateWithFlags(&stream, (unsigned int)request->a);
+        if (reply.error == cudaSuccess && test_stream_count < MAX_HELD) {
+            test_streams[test_stream_count++] = stream;
+            reply.value = (uint64_t)(uintptr_t)stream;
+        }
+        (void)cudaGetLastError();
+        break;
+    }
+    case OP_SYNCHRONIZE:
+        reply.error = __real_cudaDeviceSynchronize();
+        (void)cudaGetLastError();
+        break;
+    case OP_STREAM_SYNCHRONIZE:
+        reply.error = __real_cudaStreamSynchronize((cudaStream_t)(uintptr_t)request->a);
+        (void)cudaGetLastError();
+        break;
+    case OP_KEEP_BUSY:
+        reply.error = gpu_work_keep_busy((cudaStream_t)(uintptr_t)request->a, request->ms);
+        (void)cudaGetLastError();
+        break;
+    case OP_LOCATE:
+        reply.value = (uint64_t)worker_locate((const void *)(uintptr_t)request->a);
+        break;
+    case OP_THREADS: {
+        const size_t now = thread_count();
+        reply.value = now > state.threads ? now - state.threads : 0;
+        break;
+    }
+    case OP_TIDY:
+        reply.value = tidy(request->flags != 0);
+        break;
+    default:
+        reply.status = REMOTE_REFUSED;
+    }
+    reply.message_length = (uint32_t)strlen(why);
+    if (write_all(channel, &reply, sizeof reply))
+        (void)write_all(channel, why, reply.message_length);
+}
+
+static _Noreturn void say_hello_and_end(remote_hello *hello)
+{
+    (void)write_all(channel, hello, sizeof *hello);
+    _exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    state.use_cuda = !(argc > 1 && strcmp(argv[1], "--no-cuda") == 0);
+    remote_hello hello;
+    memset(&hello, 0, sizeof hello);
+    /* Nothing of the checker's but what it gave on purpose. */
+    for (int fd = WORKER_FD_ARENA + 1; fd < 1024; fd++)
+        (void)close(fd);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+        _exit(1); /* the checker is gone already */
+    signal(SIGPIPE, SIG_DFL);
+    if (!arena_map(WORKER_FD_ARENA, hello.why, sizeof hello.why))
+        say_hello_and_end(&hello);
+    close(WORKER_FD_ARENA); /* the mapping stays */
+    if (!confine(hello.why, sizeof hello.why) && getenv("COURSE_WORKER_FILTER_OPTIONAL") == NULL)
+        say_hello_and_end(&hello);
+    if (state.use_cuda) {
+        int count = 0;
+        const double making = now_s();
+        cudaError_t err = cudaGetDeviceCount(&count);
+        if (err == cudaSuccess && count > 0)
+            err = cudaFree(NULL); /* makes the context now, outside any test's time */
+        hello.making_s = now_s() - making;
+        if (err != cudaSuccess || count == 0) {
+            if (err != cudaSuccess)
+                no_device_reason(err, hello.why, sizeof hello.why);
+            else
+                snprintf(hello.why, sizeof hello.why, "the CUDA runtime found no device");
+            say_hello_and_end(&hello);
+        }
+        size_t total = 0;
+        (void)cudaMemGetInfo(&state.device_free, &total);
+    }
+    state.threads = thread_count();
+    hello.gpu_ok = 1;
+    hello.why[0] = '\0';
+    if (!write_all(channel, &hello, sizeof hello))
+        _exit(0);
+
+    static unsigned char payload[REMOTE_ARGUMENTS_MAX + sizeof(remote_trace_settings) + 4096];
+    for (remote_request request; read_all(channel, &request, sizeof request);) {
+        if (request.payload > sizeof payload || !read_all(channel, payload, request.payload))
+            break;
+        if (request.op == OP_QUIT)
+            break;
+        if (request.op == OP_CALL)
+            serve_call(&request, payload);
+        else
+            serve(&request, payload);
+    }
+    fflush(NULL);
+    _exit(0);
+}

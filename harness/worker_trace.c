@@ -1,0 +1,195 @@
+/* worker_trace.c - in the worker: recording the learner's calls, failing them on demand, and the
+ * ledger of what the learner's code holds. The record itself is trace.c's. */
+#include "trace.h"
+#include "worker.h"
+
+#include "gpu_work.h"
+#include "timing.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEDGER_CAPACITY 4096
+
+/* The checker's room for records, for this call: past it, calls are counted as dropped. */
+size_t trace_room = TRACE_CAPACITY;
+
+void trace_delay_copy(const traced_call *call)
+{
+    if (!trace_is_on() || trace_delay.milliseconds <= 0)
+        return;
+    if (trace_delay.direction != cudaMemcpyDefault &&
+        trace_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
+        return;
+    /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
+     * delayed, and the failed launch must not look like the learner's error. */
+    if (gpu_work_keep_busy(call->stream, trace_delay.milliseconds) != cudaSuccess)
+        cudaGetLastError();
+}
+
+/* The learner's code may call the runtime from several threads at once (chapter 3's
+ * pageable_fast may): the counts, the trace and the ledger change under this lock. */
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool trace_should_fail(traced_function function, cudaError_t *error)
+{
+    pthread_mutex_lock(&trace_lock);
+    trace_made[function]++;
+    bool fail = trace_injections[function].armed && trace_made[function] == trace_injections[function].n;
+    if (fail)
+        *error = trace_injections[function].error;
+    pthread_mutex_unlock(&trace_lock);
+    return fail;
+}
+
+/* --- The ledger: what is held, traced or not ---------------------------------------------- */
+
+static struct {
+    trace_resource resource;
+    const void *handle;
+    size_t bytes;
+} held[LEDGER_CAPACITY];
+static size_t held_count;
+static size_t held_bytes[RESOURCE_COUNT];
+static bool ledger_overflowed;
+
+static void ledger_note(const traced_call *call)
+{
+    trace_resource resource = traced_function_resource(call->function);
+    if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
+        return;
+    if (traced_function_role(call->function) == ROLE_ACQUIRE) {
+        if (held_count == LEDGER_CAPACITY) {
+            ledger_overflowed = true;
+            return;
+        }
+        held[held_count].resource = resource;
+        held[held_count].handle = call->handle;
+        held[held_count].bytes = call->bytes;
+        held_bytes[resource] += call->bytes;
+        held_count++;
+        return;
+    }
+    for (size_t i = held_count; i-- > 0;)
+        if (held[i].resource == resource && held[i].handle == call->handle) {
+            held_bytes[resource] -= held[i].bytes;
+            held[i] = held[--held_count];
+            return;
+        }
+}
+
+/* COURSE_MEMORY_LIMIT_MB: what one test program may hold of device memory, and of pinned host
+ * memory (allocated or registered), where several share a GPU and a machine (make grade): a
+ * program that takes everything fails its own tests, not its neighbours'. */
+static size_t memory_limit(void)
+{
+    static size_t limit = 0;
+    static bool read = false;
+    if (!read) {
+        const char *text = getenv("COURSE_MEMORY_LIMIT_MB");
+        char *end = NULL;
+        unsigned long long megabytes = text ? strtoull(text, &end, 10) : 0;
+        limit = text && end != text && *end == '\0' && megabytes > 0 ? (size_t)megabytes << 20
+                                                                       : SIZE_MAX;
+        read = true;
+    }
+    return limit;
+}
+
+bool ledger_over_limit(traced_function function, size_t bytes)
+{
+    trace_resource resource = traced_function_resource(function);
+    if (traced_function_role(function) != ROLE_ACQUIRE || resource == RESOURCE_EVENT ||
+        resource == RESOURCE_STREAM)
+        return false;
+    pthread_mutex_lock(&trace_lock);
+    size_t held_now = resource == RESOURCE_DEVICE_MEMORY
+                          ? held_bytes[RESOURCE_DEVICE_MEMORY]
+                          : held_bytes[RESOURCE_PINNED_MEMORY] + held_bytes[RESOURCE_REGISTRATION];
+    pthread_mutex_unlock(&trace_lock);
+    return bytes > memory_limit() || held_now > memory_limit() - bytes;
+}
+
+void trace_record(const traced_call *call, bool tracing_this_call)
+{
+    pthread_mutex_lock(&trace_lock);
+    ledger_note(call);
+    if (tracing_this_call && trace_recorded >= trace_room) {
+        trace_dropped_calls++;
+    } else if (tracing_this_call) {
+        trace_calls[trace_recorded] = *call;
+        trace_calls[trace_recorded].host_ms = host_clock_ms();
+        trace_recorded++;
+    }
+    pthread_mutex_unlock(&trace_lock);
+}
+
+trace_resource ledger_resource_of(const void *handle)
+{
+    trace_resource resource = RESOURCE_NONE;
+    pthread_mutex_lock(&trace_lock);
+    for (size_t i = 0; i < held_count && resource == RESOURCE_NONE; i++)
+        if (held[i].handle == handle)
+            resource = held[i].resource;
+    pthread_mutex_unlock(&trace_lock);
+    return resource;
+}
+
+static cudaError_t release(trace_resource resource, const void *handle)
+{
+    switch (resource) {
+#define RESOURCE(name, words, release_call)                                                        \
+    case RESOURCE_##name: return release_call((void *)handle);
+#include "traced_calls.def"
+#undef RESOURCE
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+size_t ledger_release_all(bool *complete)
+{
+    bool was_tracing = trace_is_on();
+    trace_stop();
+    size_t released = 0;
+    for (int r = RESOURCE_NONE + 1; r < RESOURCE_COUNT; r++)
+        for (size_t i = held_count; i-- > 0;) {
+            if (held[i].resource != (trace_resource)r)
+                continue;
+            const void *handle = held[i].handle;
+            held[i] = held[--held_count]; /* the wrapper would drop it too; once is enough */
+            (void)release((trace_resource)r, handle);
+            released++;
+        }
+    held_count = 0;
+    for (int r = 0; r < RESOURCE_COUNT; r++)
+        held_bytes[r] = 0;
+    *complete = !ledger_overflowed;
+    ledger_overflowed = false;
+    if (was_tracing)
+        trace_resume();
+    return released;
+}
+
+/* --- Pointers and kinds ------------------------------------------------------------------ */
+
+memory_location worker_locate(const void *ptr)
+{
+    if (ptr == NULL)
+        return LOCATION_NULL;
+    struct cudaPointerAttributes attributes;
+    if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+        cudaGetLastError(); /* the failed query must not look like the learner's error */
+        return LOCATION_UNKNOWN;
+    }
+    switch (attributes.type) {
+    case cudaMemoryTypeUnregistered: return LOCATION_PAGEABLE_HOST;
+    case cudaMemoryTypeHost: return LOCATION_PINNED_HOST;
+    case cudaMemoryTypeDevice: return LOCATION_DEVICE;
+    case cudaMemoryTypeManaged: return LOCATION_MANAGED;
+    }
+    return LOCATION_UNKNOWN;
+}
+
