@@ -98,11 +98,13 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 
 # The functions an exercise's header declares, as the compiler reads them (gcc -aux-info): the
 # stubs and dispatchers below are written from it, and the grader reads what a submission may
-# define from it.
+# define from it. gcc alone writes -aux-info, so gcc reads the headers whatever CC is (clang).
+AUX_CC ?= gcc
+read_header = $(AUX_CC) $(COURSE_CPPFLAGS) $(1) $(CPPFLAGS) $(COURSE_CFLAGS) $(CFLAGS) \
+    -fsyntax-only -aux-info $@ -x c $<
 $(BUILD)/api/%.aux: exercises/%.h
 	@mkdir -p $(@D)
-	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) $(CFLAGS) \
-	    -fsyntax-only -aux-info $@ -x c $<
+	$(call read_header,-Iexercises/$(notdir $(@D)))
 # Each call of an exercise function crosses from the checker to the worker (harness/remote.h):
 # the checker's stubs go into the test module, the worker's dispatchers into the learner's.
 $(BUILD)/gen/%.stubs.c: $(BUILD)/api/%.aux harness/remote_stubs.awk
@@ -190,7 +192,7 @@ endef
 define FIXTURE_RULES
 $(BUILD)/api/fixtures/$(1).aux: $(call fixture_header,$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(COURSE_CPPFLAGS) $$(COURSE_CFLAGS) $$(CFLAGS) -fsyntax-only -aux-info $$@ -x c $$<
+	$$(call read_header,)
 $(call FIXTURE_SIDE,$(1),stubs)
 $(call FIXTURE_SIDE,$(1),dispatch)
 $(BUILD)/obj/fixtures/$(1)/tests.o: $(wildcard selftest/fixtures/$(1)/tests/*/*.c)

@@ -15,12 +15,15 @@ process writes and removes) reaches the compiler unchecked.
   - before anything is read, the file's own directives: no line markers
     (`# 1 "harness.h" 1`) or #line, which would rename its lines and hide them
     from the checks below; no #ident or #sccs (strings copied into the
-    object); includes only of a name written out, neither absolute nor
-    climbing with `..` (`#include "/dev/zero"`, a FIFO, or a name a macro
-    builds are refused before the preprocessor opens anything);
-  - every file the preprocessor entered must be the student's own file, one of
-    the course's headers (common/, harness/, exercises/), or a system header
-    (the compiler's search list and the -I folders outside the course). So
+    object); includes only of a header's name written out (.h), neither absolute
+    nor climbing with `..` (`#include "/dev/zero"`, a FIFO, a name a macro
+    builds, or a C file, the student's own included in itself among them, are
+    refused before the preprocessor opens anything);
+  - every file the preprocessor entered must be one of the course's headers
+    (common/, harness/, exercises/) or a system header (the compiler's search
+    list and the -I folders outside the course), never the student's file a
+    second time: a copy of it entered again would hide its text from the
+    checks below, which read the student's own lines. So
     `#include "../solutions/ch01-memory/roundtrip.c"` is refused before the
     compiler can show a line of it in an error message; the check reads the
     preprocessor's own line markers, so macros, comments and line splices
@@ -162,6 +165,10 @@ def directive_reasons(source):
                     refuse("it includes %s: an absolute path or one that climbs with .. is not "
                            "a header an exercise may use (system headers and the course's "
                            "headers, by their names, are)" % named)
+                elif not named.endswith(".h"):
+                    refuse("it includes %s, which is no header: an exercise's file may include "
+                           "headers (.h) alone. A C file included in it, itself or another "
+                           "exercise's, would hide its text from the grader's checks" % named)
     return reasons
 
 
@@ -312,17 +319,16 @@ def allowed_predicate(compiler, args, course_root, source):
                     real, exercises_folder) or inside(real, student_folder):
             continue  # course folders: headers only, below
         roots.append(real)
-    student_file = os.path.realpath(source)
-
     def allowed(name):
+        """Headers alone: never the student's file itself, nor any other C file, which would
+        bring text into the compile that no check of the student's own lines reads."""
         real = os.path.realpath(name)
-        if real == student_file:
+        if not real.endswith((".h", ".def")):
+            return False
+        if any(os.path.dirname(real) == folder for folder in course_header_folders):
             return True
-        if real.endswith((".h", ".def")):
-            if any(os.path.dirname(real) == folder for folder in course_header_folders):
-                return True
-            if os.path.dirname(os.path.dirname(real)) == exercises_folder:
-                return True
+        if os.path.dirname(os.path.dirname(real)) == exercises_folder:
+            return True
         return any(inside(real, root) for root in roots)
 
     return allowed
@@ -399,9 +405,13 @@ def guard(compiler, args, source, course_root, report_path, preprocessed_path):
         # headers: never lines of some other file it was pointed at.
         # The driver's own lines ("cc: error: ...") name no file's content either.
         driver = os.path.basename(compiler[0])
+        student = os.path.realpath(source)
+
+        def may_show(name):
+            return name == driver or os.path.realpath(name) == student or allowed(name)
+
         shown = [line for line in stderr.splitlines()
-                 if line.split(":", 1)[0] and (line.split(":", 1)[0] == driver or
-                                               allowed(line.split(":", 1)[0]))]
+                 if line.split(":", 1)[0] and may_show(line.split(":", 1)[0])]
         report["diagnostics"] = "\n".join(shown[:40] or [
             "the preprocessor stopped (exit status %d) and named no file" % run_status])
     with open(report_path + ".tmp", "w") as f:

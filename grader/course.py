@@ -1,18 +1,18 @@
 """course.py - what the grader takes from the course: exercises, rubrics, objects, rules.
 
 Nothing here is listed by hand. The exercises come from `make list-exercises`;
-each one's rubric, title and hint from its own test program (`--rubric
---json`, which runs no test); the functions a submission may define from its
-header (gcc -aux-info, a rule in mk/grade.mk); the course's libraries and
-test objects from the Makefile's own rules.
+each one's rubric, title and hint from its test module (`build/tests/host
+--module ... --rubric --json`, which runs no test); the functions a submission
+may define from its header (gcc -aux-info, a rule in the Makefile); the
+course's libraries, test modules and dispatchers from the Makefile's own rules.
 
 A submission's exercise is built in a folder of its own, the "view": links to
 the course's Makefile, mk/, common/, harness/ and tests/, the exercise's
 headers, copies of the course's built objects, and the student's file where
 the learner's would be. `make` run there compiles the student's file with the
-very rule `make check` uses, and links it with the exercise's tests into a
-module of the test host (build/tests/host), which runs all of a student's
-exercises in one process.
+very rule `make check` uses, and links it with the exercise's dispatchers into
+a learner module, which the test host's worker loads (harness/remote.h); the
+exercise's tests are the course's own test module, built once.
 """
 
 import glob
@@ -90,50 +90,51 @@ class Course:
         ids = exercise_ids or self.list_exercises()
         self.resolve_toolchain()
         libraries = [os.path.join(self.build, "lib", name)
-                     for name in ("libharness.a", "libcommon.a")]
-        test_objects = [os.path.join(self.build, "obj", "tests", e + ".o") for e in ids]
+                     for name in ("libharness.a", "libworker.a", "libcommon.a")]
+        per_exercise = []
+        for e in ids:
+            per_exercise += [os.path.relpath(self.test_module(e), self.root),
+                             os.path.join(self.build, "obj", "gen", e + ".dispatch.o"),
+                             os.path.join(self.build, "gen", e + ".dispatch.c"),
+                             os.path.join(self.build, "api", e + ".aux")]
         renderer = os.path.join(self.build, "tools", "report_block")  # the report's blocks
-        host = os.path.join(self.build, "tests", "host")  # runs a student's exercise modules
-        run = self.make(*(libraries + test_objects + [renderer, host]))
+        host = os.path.join(self.build, "tests", "host")  # the judge and the checker
+        worker = os.path.join(self.build, "tests", "worker")  # runs the learner's modules
+        run = self.make(*(libraries + per_exercise + [renderer, host, worker]))
         if run.returncode != 0:
             raise CourseError("the course's own harness and tests did not build:\n" + run.stdout)
-        # Rubric programs: the course's stubs, or where a stub does not build, its solution.
-        self.make(*[os.path.join(self.build, "tests", "exercises", e) for e in ids],
-                  keep_going=True)
-        self.make(*[os.path.join(self.build, "grade", "api", e + ".aux") for e in ids
-                    if os.path.exists(self.path("exercises", e + ".h"))], keep_going=True)
         self.common_symbols = defined_symbols([self.built("lib", "libcommon.a")])
-        course_wide = defined_symbols([self.built("lib", "libharness.a"),
+        course_wide = defined_symbols([self.built("lib", "libworker.a"),
                                        self.built("lib", "libcommon.a")])
         for exercise_id in ids:
             exercise = Exercise(exercise_id, self._rubric(exercise_id))
-            test_object = self.built("obj", "tests", exercise_id + ".o")
-            exercise.course_defined = course_wide | defined_symbols([test_object])
+            dispatch = self.built("obj", "gen", exercise_id + ".dispatch.o")
+            exercise.course_defined = course_wide | defined_symbols([dispatch])
             exercise.api = self._api(exercise_id)
             self.exercises[exercise_id] = exercise
         return self.exercises
 
+    def test_module(self, exercise_id):
+        """The exercise's tests and the stubs of its functions: the course's, built once."""
+        return self.built("modules", "tests", exercise_id + ".so")
+
     def _rubric(self, exercise_id):
         record_path = self.built("grade", "rubric", exercise_id + ".json")
         os.makedirs(os.path.dirname(record_path), exist_ok=True)
-        for tree in ("exercises", "solutions"):
-            program = self.built("tests", tree, exercise_id)
-            if tree == "solutions" and not os.path.exists(program):
-                self.make(os.path.join(self.build, "tests", tree, exercise_id))
-            if not os.path.exists(program):
-                continue
-            env = dict(clean_make_env(), CUDA_VISIBLE_DEVICES="")
-            run = subprocess.run([program, "--rubric", "--json", record_path], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if run.returncode == 0:
-                with open(record_path) as f:
-                    return json.load(f)
-        raise CourseError("the test program of %s did not build, so its rubric is unknown "
-                          "(try: make check EX=%s)" % (exercise_id, exercise_id))
+        env = dict(clean_make_env(), CUDA_VISIBLE_DEVICES="")
+        run = subprocess.run([self.built("tests", "host"), "--module",
+                              self.test_module(exercise_id), "--rubric", "--json", record_path],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             universal_newlines=True, errors="replace")
+        if run.returncode == 0:
+            with open(record_path) as f:
+                return json.load(f)
+        raise CourseError("the test module of %s did not load, so its rubric is unknown: %s"
+                          % (exercise_id, run.stderr.strip()[:300]))
 
     def _api(self, exercise_id):
         """The functions exercise_id's header declares; failing that, what its stub defines."""
-        aux = self.built("grade", "api", exercise_id + ".aux")
+        aux = self.built("api", exercise_id + ".aux")
         if os.path.exists(aux):
             with open(aux, errors="replace") as f:
                 names = header_api(f.read(), self.path("exercises", exercise_id + ".h"))
@@ -157,11 +158,11 @@ class Course:
                                             os.path.basename(header)))
         with open(os.path.join(view, "exercises", chapter, name + ".c"), "wb") as f:
             f.write(source)
-        built = [os.path.join("lib", "libharness.a"), os.path.join("lib", "libcommon.a"),
-                 os.path.join("obj", "tests", exercise_id + ".o")]
-        for library in ("harness", "common"):
-            built += [os.path.relpath(o, self.built()) for o in
-                      glob.glob(self.built("obj", library, "*.o"))]
+        # The learner module's other prerequisites, up to date: make compiles the student's file
+        # and links it with the exercise's dispatchers, and builds nothing of the course.
+        built = [os.path.join("api", exercise_id + ".aux"),
+                 os.path.join("gen", exercise_id + ".dispatch.c"),
+                 os.path.join("obj", "gen", exercise_id + ".dispatch.o")]
         for relative in built:  # copies keep their times, so make finds them up to date
             destination = os.path.join(view, self.build, relative)
             os.makedirs(os.path.dirname(destination), exist_ok=True)
@@ -193,7 +194,8 @@ class Course:
         return os.path.join(self.build, "obj", "exercises", exercise_id + ".o")
 
     def module_target(self, exercise_id):
-        """The exercise's tests and the student's file as a module of the test host."""
+        """The student's file and the exercise's dispatchers: the learner module the worker
+        loads."""
         return os.path.join(self.build, "modules", "exercises", exercise_id + ".so")
 
 

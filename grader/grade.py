@@ -48,6 +48,15 @@ import submissions as submissions_module  # noqa: E402
 
 DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
 BUILD_TIMEOUT = 180
+# A test host's file size limit: its shared memory is a sparse file of 64 GiB (harness/remote.h),
+# which takes only what the tests touch; the view's /tmp has a size of its own.
+HOST_FILE_BYTES = 65 << 30
+# A student's test host may take the sum of its tests' limits, and this for its start and its
+# reports; time it spends waiting for the GPU while others hold it is not its own, and past
+# the limit the tests not reported are not graded, to be run again.
+HOST_START_SECONDS = 60
+# How often a student whose tests something outside their code spoiled is graded again.
+NOT_GRADED_RETRIES = 2
 FIRST_UID = 61000  # where unused uids are looked for, as root
 DEFAULT_MEMORY_SHARE_MB = 4096  # a test program's memory where nvidia-smi cannot say
 SMALLEST_MEMORY_SHARE_MB = 1024  # what the course's tests need at most, with room
@@ -103,14 +112,24 @@ class Grader:
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
-        # The test host, which loads a student's exercises (harness/runner.c), where the
-        # uids that run them can read it.
+        # The test host (harness/runner.c), its worker beside it, where it looks for it, and
+        # the exercises' test modules, where the uids that run them can read them.
         host_folder = os.path.join(self.scratch, "host")
         os.makedirs(host_folder)
         os.chmod(host_folder, 0o755)
         self.host = os.path.join(host_folder, "test-host")
         shutil.copy(self.course.built("tests", "host"), self.host)
-        os.chmod(self.host, 0o755)
+        shutil.copy(self.course.built("tests", "worker"), os.path.join(host_folder, "worker"))
+        self.test_modules = {}
+        for exercise_id in exercises:
+            module = os.path.join(host_folder, "tests", exercise_id + ".so")
+            os.makedirs(os.path.dirname(module), exist_ok=True)
+            shutil.copy(self.course.test_module(exercise_id), module)
+            self.test_modules[exercise_id] = module
+        for folder, dirs, files in os.walk(host_folder):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o755)
         self.confinement = sandbox.probe(self.scratch, protected, self._trial,
                                          self.course.libraries(), self.args.trust_submissions)
         return exercises
@@ -127,7 +146,8 @@ class Grader:
             return "the course's own %s did not build in it (%s)" % (
                 exercise.id, " ".join(build.details[:3]) or build.status)
         run_dir = self._run_dir(folder, 0)
-        run = confinement.run([self.host, "--module", build.module, "--rubric"], run_dir,
+        run = confinement.run([self.host, "--module", self.test_modules[exercise.id],
+                               "--rubric"], run_dir,
                               self._run_env(run_dir, ""), 60,
                               sandbox.Limits(60, 1 << 20, self._processes()),
                               self._worker_uid(0), visible=[folder, os.path.dirname(self.host)])
@@ -242,7 +262,9 @@ class Grader:
 
     def _gpu_locks(self, gpu):
         """The lock files through which test programs on one GPU share it (harness/runner.c):
-        a test that times the GPU runs alone on it, and contexts are made one at a time."""
+        a test that times the GPU runs alone on it, and contexts are made one at a time. Each
+        test host gets them as open descriptors (_open_locks), never in its view: the learner's
+        code, beside it, could otherwise hold them."""
         folder = self._locks_folder()
         if not os.path.isdir(folder):
             os.makedirs(folder, exist_ok=True)
@@ -261,7 +283,17 @@ class Grader:
                 pass
         return paths
 
-    def _run_env(self, run_dir, gpu):
+    def _open_locks(self, gpu):
+        """({VARIABLE_FD: descriptor}, [descriptors]): the GPU's lock files, opened for one test
+        host, each an open file of its own (flock locks an open file, not a path)."""
+        variables, fds = {}, []
+        for variable, path in self._gpu_locks(gpu).items():
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fds.append(fd)
+            variables[variable + "_FD"] = str(fd)
+        return variables, fds
+
+    def _run_env(self, run_dir, gpu, lock_variables=None):
         home = self.confinement.home(run_dir)  # the view's private /tmp, where there is one
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
                "CK_TMPDIR": home, "CK_FORK": "yes", "NO_COLOR": "1", "LC_ALL": "C",
@@ -270,7 +302,7 @@ class Grader:
         if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu:
-            env.update(self._gpu_locks(gpu))
+            env.update(lock_variables or {})
             env["COURSE_MEMORY_LIMIT_MB"] = str(self._memory_share(gpu))
         return env
 
@@ -300,22 +332,29 @@ class Grader:
         student_folder = os.path.dirname(built[0][1])
         run_dir = self._run_dir(student_folder, slot, lane)
         # Each test has test_timeout once it has the GPU; waiting for the GPU while the programs
-        # beside it hold it (a timed test waits for all of them) is not counted against it.
+        # beside it hold it (a timed test waits for all of them) is not counted against it. The
+        # host as a whole has the sum of its tests' limits: past that, something else held it
+        # up, and what is not reported is not graded yet.
         tests = sum(len(exercise.tests) for exercise, _, _ in built)
-        timeout = min(tests * (self.test_timeout + 30) + 60, seconds_left)
-        limits = sandbox.Limits((tests + 3 * len(built)) * self.test_timeout + 30, 64 << 20,
+        timeout = min(tests * self.test_timeout + HOST_START_SECONDS, seconds_left)
+        limits = sandbox.Limits((tests + 3 * len(built)) * self.test_timeout + 30, HOST_FILE_BYTES,
                                 self._processes())
         command = [self.host, "--no-color"]
-        for _, _, build in built:
-            command += ["--module", build.module, "--source", build.source]
+        for exercise, _, build in built:
+            command += ["--module", self.test_modules[exercise.id], "--learner", build.module,
+                        "--source", build.source]
+        lock_variables, lock_fds = self._open_locks(gpu)
         started = time.monotonic()
-        run = self.confinement.run(command, run_dir, self._run_env(run_dir, gpu), timeout,
-                                   limits, self._worker_uid(slot, lane), result_channel=True,
-                                   sweep=True,
-                                   # its builds, the host, and the GPU's lock files it opens
-                                   # read-only
-                                   visible=[student_folder, os.path.dirname(self.host),
-                                            self._locks_folder()])
+        try:
+            run = self.confinement.run(command, run_dir,
+                                       self._run_env(run_dir, gpu, lock_variables), timeout,
+                                       limits, self._worker_uid(slot, lane),
+                                       result_channel=True, sweep=True, pass_fds=lock_fds,
+                                       # its builds, the host, its worker and the test modules
+                                       visible=[student_folder, os.path.dirname(self.host)])
+        finally:
+            for fd in lock_fds:
+                os.close(fd)
         records = parse_records(run.channel, [exercise for exercise, _, _ in built])
         outcomes = {}
         unaccounted = time.monotonic() - started
@@ -334,22 +373,23 @@ class Grader:
                         "of it" % (printed / (1 << 20)))
             if record is None:
                 if run.timed_out:
-                    outcome = results.Outcome(exercise, "timed_out", details=[
-                        "the tests did not finish within %d s, the time allowed for all %d "
-                        "tests of the student's exercises: the code hangs or is far too slow"
-                        % (timeout, tests)], note=note)
+                    outcome = results.Outcome(exercise, "not_run", details=[
+                        "not graded yet: the tests did not finish within %d s, the sum of the "
+                        "time limits of the student's %d tests, since something else held the "
+                        "GPU up; they are run again" % (timeout, tests)], note=note)
                 else:
-                    outcome = results.Outcome(exercise, "no_report", details=[
-                        "the test program stopped before it reported these results (exit "
-                        "status %s): the code under test broke the program itself"
-                        % run.returncode], note=note)
+                    # The judge runs no learner code, and the learner's code cannot signal
+                    # it: a host that ended early ended for a reason of the machine's.
+                    outcome = results.Outcome(exercise, "not_run", details=[
+                        "not graded yet: the test program stopped before it reported these "
+                        "results (exit status %s), which the code under test cannot make it do; "
+                        "they are run again" % run.returncode], note=note)
             elif record["status"] == "no_gpu":
                 outcome = results.Outcome(exercise, "not_run", details=[
                     "the test program found no CUDA device (%s)" % record.get("note", "")])
             elif record["status"] == "unloadable":
-                outcome = results.Outcome(exercise, "does_not_compile", details=[
-                    "it compiles, but the test program could not load it:",
-                    record.get("note", "")])
+                outcome = results.Outcome(exercise, "does_not_compile",
+                                          details=[record.get("note", "")])
             else:
                 outcome = results.Outcome(exercise, record["status"], tests=record["tests"],
                                           note=note)
@@ -409,6 +449,14 @@ class Grader:
                         for exercise, _, _ in built}
         else:
             outcomes = self.run_tests(built, slot, seconds_left, lane)
+            # What something outside the student's code spoiled (a GPU others kept busy, a host
+            # held up past its time) is run again, a few times, before it is left for a rerun.
+            for _ in range(NOT_GRADED_RETRIES):
+                again = [item for item in built if not outcomes[item[0].id].complete]
+                seconds_left = self.args.student_timeout - (time.monotonic() - started)
+                if not again or seconds_left < 10 or self.stop.is_set():
+                    break
+                outcomes.update(self.run_tests(again, slot, seconds_left, lane))
         for exercise, _, build in built:
             outcomes[exercise.id].seconds = dict(outcomes[exercise.id].seconds or {"tests": 0},
                                                  build=round(build.seconds, 2))
@@ -524,12 +572,11 @@ def last_lines(output, view, count=6):
 
 def parse_records(channel, exercises):
     """The runner's records from the result channel, one after another: {exercise id: record}
-    for each record that is whole and about one of these exercises."""
+    for each record that is whole and about one of these exercises. The runner writes UTF-8 and
+    shows any other byte escaped (harness/report.c); bytes that still are not UTF-8 cost the
+    record they are in, as a record that is not whole does, never the others."""
     records, seen = {}, set()
-    try:
-        text = channel.decode("utf-8") if channel else ""
-    except UnicodeDecodeError:
-        return records
+    text = channel.decode("utf-8", errors="replace") if channel else ""
     decoder = json.JSONDecoder()
     at = 0
     by_id = {exercise.id: exercise for exercise in exercises}
@@ -559,15 +606,19 @@ def parse_record(record, exercise):
     if record.get("status") == "unloadable":
         record["note"] = str(record.get("note", ""))[:2048]
         record["tests"], record["printed_bytes"] = [], 0
-    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu"):
+    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu", "not_graded"):
         return None
     else:
         by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
         if set(by_name) != {name for name, _ in exercise.tests}:
             return None
-        # Points come from the course's rubric; the run says only which tests passed.
+        # Points come from the course's rubric; the run says which tests passed, and which of
+        # those count (a test that passed on the worker's own record counts once a test that
+        # rests on results passed too: harness/report.c).
         record["tests"] = [{"name": name, "points": points,
                             "passed": by_name[name].get("passed") is True,
+                            "counts": by_name[name].get("counts") is True,
+                            "not_graded": by_name[name].get("not_graded") is True,
                             "message": str(by_name[name].get("message", ""))[:8192]}
                            for name, points in exercise.tests]
     if not isinstance(record.get("printed_bytes"), int):

@@ -98,10 +98,13 @@ def sample_class(dest):
     os.makedirs(dest)
     expected = []
 
-    # A good student: every solution, in a folder, with the exercises/ prefix.
-    write_folder(dest, "student-good",
-                 {"exercises/%s.c" % e: read("solutions", e + ".c") for e in exercises})
-    expected.append(("student-good", "*", "max", "passed", "-"))
+    # A good student: every solution, in a folder, with the exercises/ prefix. And another,
+    # whose name sorts before the hostile samples, as the good one's sorts after them: both are
+    # graded beside them, and must lose nothing by it.
+    for good in ("student-good", "honest-first"):
+        write_folder(dest, good,
+                     {"exercises/%s.c" % e: read("solutions", e + ".c") for e in exercises})
+        expected.append((good, "*", "max", "passed", "-"))
 
     # A partial one, zipped with a top folder and no prefix: a third solved, a third
     # with a typical mistake (a mutant) or untouched, a third not handed in.
@@ -151,8 +154,12 @@ def sample_class(dest):
     # The hostile samples: some as archives, the rest as folders.
     packing = {"hostile-does-not-compile": "zip", "hostile-crash": "tar",
                "hostile-constructor": "zip-top"}
+    # Solutions some samples hand in beside their own file: their points must not suffer from it.
+    beside = {"hostile-stray-byte": ["ch01-memory/directions"]}
     for name in hostile_samples():
         files = sample_files(name)
+        for exercise in beside.get(name, []):
+            files[exercise + ".c"] = read("solutions", exercise + ".c")
         how = packing.get(name, "folder")
         if how == "zip":
             write_zip(dest, name, {"exercises/" + p: d for p, d in files.items()})

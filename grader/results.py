@@ -30,6 +30,7 @@ STATUS_WORDS = {
     "rejected": "refused by the grader",
     "timed_out": "did not finish",
     "no_report": "stopped before reporting",
+    "not_graded": "not graded yet (something outside the code spoiled a test)",
     "not_run": "not graded yet",
 }
 BUILD_FAILURES = ("does_not_compile", "rejected")
@@ -51,11 +52,11 @@ class Outcome:
 
     @property
     def points(self):
-        return sum(t["points"] for t in self.tests if t["passed"])
+        return sum(t["points"] for t in self.tests if t["passed"] and t.get("counts", True))
 
     @property
     def complete(self):
-        return self.status != "not_run"
+        return self.status not in ("not_run", "not_graded")
 
     def to_json(self):
         return {"status": self.status, "points": self.points,
@@ -149,7 +150,7 @@ def gradebook_csv(records, exercise_ids):
         cells = []
         for exercise_id in exercise_ids:
             outcome = record.get("exercises", {}).get(exercise_id)
-            cells.append("" if outcome is None or outcome["status"] == "not_run"
+            cells.append("" if outcome is None or outcome["status"] in ("not_run", "not_graded")
                          else outcome["points"])
         total = record.get("points", 0) if record.get("complete") else ""
         writer.writerow([_csv_safe(student)] + cells + [total])
@@ -202,6 +203,9 @@ def exercise_block(outcome):
             "- " + line for line in details]
     elif status == "not_run":
         details = ["not graded yet: %s" % (details[0] if details else "")]
+    elif status == "not_graded":
+        details = ["not graded: something outside this code spoiled a test (see below); it is "
+                   "run again"]
     elif status in ("timed_out", "no_report"):
         details = [details[0] if details else STATUS_WORDS[status]]
     else:
@@ -211,8 +215,9 @@ def exercise_block(outcome):
     for number, (name, _) in enumerate(exercise.tests, 1):
         if name in by_name:
             test = by_name[name]
-            record.append("result\t%d\t%s\t%s" % (number, "passed" if test["passed"] else "failed",
-                                                    _escaped(test["message"] or "")))
+            word = ("passed" if test.get("counts", True) else "passed,uncounted") \
+                if test["passed"] else "not_graded" if test.get("not_graded") else "failed"
+            record.append("result\t%d\t%s\t%s" % (number, word, _escaped(test["message"] or "")))
     if outcome.note:
         record.append("note\t%s" % _escaped(outcome.note))
     run = subprocess.run([RENDERER], input="\n".join(record) + "\n", capture_output=True,
@@ -270,8 +275,9 @@ def gradescope(record):
             else:
                 output = test["message"] + ("\n\nhint: " + o.exercise.hint
                                             if o.status == "failed" else "")
+            counted = test["passed"] and test.get("counts", True)
             tests.append({"name": "%s: %s" % (o.exercise.id, test["name"]),
-                          "score": test["points"] if test["passed"] else 0,
+                          "score": test["points"] if counted else 0,
                           "max_score": test["points"],
                           "status": "passed" if test["passed"] else "failed",
                           "output": _clean(output)})

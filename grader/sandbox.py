@@ -300,7 +300,7 @@ class Confinement:
     # --- Running ------------------------------------------------------------------------
 
     def run(self, argv, cwd, env, timeout, limits, uid=None, result_channel=False,
-            keep_output=64 << 10, sweep=False, visible=(), writable=()):
+            keep_output=64 << 10, sweep=False, visible=(), writable=(), pass_fds=()):
         """Runs argv confined; never raises for what the program does.
 
         sweep: afterwards kill whatever still runs as uid. Only for a uid no other
@@ -308,10 +308,12 @@ class Confinement:
         visible, writable: the folders the run sees (read-only) and may write, in a
         view; anything else it is given (argv, cwd) must lie in them. cwd outside them
         is the view's private /tmp.
+        pass_fds: descriptors the program inherits (the GPU's lock files, which its view
+        does not show: grade.py).
         """
         result = RunResult()
         read_end = write_end = seccomp_fd = None
-        pass_fds = []
+        pass_fds = list(pass_fds)
         argv = list(argv)
         if result_channel:
             read_end, write_end = os.pipe()

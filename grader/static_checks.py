@@ -77,6 +77,15 @@ WHY_FORBIDDEN = [
     (("getenv", "secure_getenv", "setenv", "putenv", "unsetenv", "clearenv", "environ",
       "__environ"),
      "graded code may not read or change the environment"),
+    (("cudaDeviceSetLimit", "cudaLibraryLoadData", "cudaLibraryLoadFromFile", "cudaMallocPitch",
+      "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray", "cudaMallocMipmappedArray",
+      "cudaMallocFromPoolAsync", "cudaMemPoolCreate", "cudaGraphCreate", "cudaIpcOpenMemHandle",
+      "cudaIpcGetMemHandle", "cudaLogsDumpToFile", "cudaGetDriverEntryPoint",
+      "cudaGetDriverEntryPointByVersion", "cudaGetExportTable", "cudaDeviceReset",
+      "cudaSetDevice"),
+     "it reaches device memory, other processes or files that the grader does not count or "
+     "confine, and no exercise needs it (grader/allowed-symbols.txt names the runtime calls "
+     "that are allowed)"),
 ]
 
 

@@ -91,8 +91,9 @@ void checker_not_graded(const char *why);
 /* Ends the worker, if there is one (quietly, between tests). */
 void remote_quit(void);
 /* After a test: the worker gives back what the test left, and anything the learner's code
- * started is ended. Returns the reasons the worker was replaced (0: it goes on). */
-uint32_t remote_end_of_test(void);
+ * started is ended. Returns the reasons the worker was replaced (0: it goes on); where its
+ * context was poisoned, poisoned_by names the error. */
+uint32_t remote_end_of_test(char *poisoned_by, size_t size);
 /* What the worker printed during this test: the last bytes of it, and how much in all. */
 const char *remote_test_output(size_t *dropped);
 size_t remote_printed_bytes(void); /* since the test began */

@@ -23,6 +23,7 @@
 #include "gpu_share.h"
 #include "harness.h"
 #include "processes.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -807,8 +808,10 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
 
 /* --- After a test ---------------------------------------------------------------------------- */
 
-uint32_t remote_end_of_test(void)
+uint32_t remote_end_of_test(char *poisoned_by, size_t size)
 {
+    if (size > 0)
+        poisoned_by[0] = '\0';
     remote_forget_device_buffers(); /* the checker's views close before the worker frees */
     captured.on = false;
     const bool lost = lost_in_this_test;
@@ -820,12 +823,19 @@ uint32_t remote_end_of_test(void)
     uint32_t reasons = FRESH_GONE;
     if (write_all(worker.socket, &request, sizeof request) &&
         await(&reply, sizeof reply, checker_now_s() + 30) == WAIT_OK) {
-        char ignored[512];
+        char why[512];
+        const size_t why_length = reply.message_length < sizeof why ? reply.message_length
+                                                                     : sizeof why - 1;
         reasons = (uint32_t)reply.value & ~(uint32_t)FRESH_GONE;
-        if (reply.message_length > 0 &&
-            await(ignored, reply.message_length < sizeof ignored ? reply.message_length
-                                                                 : sizeof ignored, 0) != WAIT_OK)
+        /* A longer message than a tidy writes leaves the channel out of step: a new worker. */
+        if (reply.message_length >= sizeof why ||
+            (why_length > 0 && await(why, why_length, checker_now_s() + 5) != WAIT_OK))
             reasons |= FRESH_GONE;
+        why[why_length] = '\0';
+        if ((reasons & FRESH_POISONED) && size > 0) {
+            snprintf(poisoned_by, size, "%s", why[0] ? why : "an error it did not name");
+            text_make_printable(poisoned_by, size);
+        }
     }
     /* Nothing the learner's code started outlives its test: below this process there is the
      * worker, and nothing else (an orphan of the learner's comes back here, the subreaper). */

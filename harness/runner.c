@@ -287,7 +287,18 @@ static _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, 
         if (verdict != VERDICT_PASS)
             append_output(message, sizeof message);
         harness_release_buffers();
-        uint32_t fresh_start = remote_end_of_test();
+        char poisoned_by[256];
+        uint32_t fresh_start = remote_end_of_test(poisoned_by, sizeof poisoned_by);
+        if (fresh_start & FRESH_POISONED) {
+            /* The worker's context cannot be used again: whatever the test saw, it fails. */
+            const size_t used = verdict == VERDICT_PASS ? 0 : strlen(message);
+            snprintf(message + used, sizeof message - used,
+                     "%sthe code left the GPU in an error state that no later call can clear: "
+                     "%s. This happens when a kernel touches memory it does not own, or a launch "
+                     "fails; every CUDA call after it in this process fails the same way",
+                     used ? ". Also, " : "", poisoned_by);
+            verdict = VERDICT_FAIL;
+        }
         if (checker.not_graded && verdict != VERDICT_PASS) {
             verdict = VERDICT_NOT_GRADED;
             snprintf(message, sizeof message, "not graded: %s", checker.not_graded_why);
@@ -566,7 +577,8 @@ static bool run_exercise(int x, test_outcome *outcomes, double timeout, bool use
             printed_total += (size_t)r.printed;
             text_make_printable(outcomes[t].message, sizeof outcomes[t].message);
             if (r.flags & REPLY_UNLOADABLE)
-                snprintf(e->unloadable, sizeof e->unloadable, "%s", outcomes[t].message);
+                snprintf(e->unloadable, sizeof e->unloadable, "%.*s",
+                         (int)sizeof e->unloadable - 1, outcomes[t].message);
             if (r.fresh_start) {
                 workers_replaced++;
                 runner_stat("a fresh worker after test %d: %s", t + 1,

@@ -1,8 +1,8 @@
 # grade.mk - `make grade`: grading a class's submissions (grader/README.md).
 #
 # The grader (grader/grade.py) finds the exercises with `make list-exercises`,
-# builds the course's own objects with the rules above, and builds each
-# submission's test program in a scratch folder with those same rules.
+# builds the course's own objects, test modules and test host with the rules above, and
+# builds each submission's learner module in a scratch folder with those same rules.
 
 PYTHON ?= python3
 # The grading knobs count only when given on the command line: names such as OUT,
@@ -58,9 +58,3 @@ deps-cluster:
 	    $$run apt-get install -y --no-install-recommends $(SLURM_PACKAGES) >/dev/null 2>&1 || \
 	        { $$run apt-get update >/dev/null 2>&1 && $$run apt-get install -y --no-install-recommends $(SLURM_PACKAGES) >/dev/null; }; \
 	fi
-
-# The functions an exercise's header declares (gcc -aux-info): all a submission may define.
-$(BUILD)/grade/api/%.aux: exercises/%.h
-	@mkdir -p $(@D)
-	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) $(CFLAGS) \
-	    -fsyntax-only -aux-info $@ -x c $<

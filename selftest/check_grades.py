@@ -29,17 +29,20 @@ DECIDED_WITHOUT_RUNNING = ("missing", "does_not_compile", "rejected")
 
 
 def oracle_points(source, cache={}):
-    """Points the course's own test program gives a mutant or stub file."""
+    """Points the course's own test host gives a mutant or stub file (make check's)."""
     if source in cache:
         return cache[source]
     tree, rest = source.split("/", 1)
-    program = os.path.join("build", "tests", tree, rest[:-2])
+    learner = os.path.join("build", "modules", tree, rest[:-2] + ".so")
+    tests = os.path.join("build", "modules", "tests", rest[:-2].split("--")[0] + ".so")
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}
-    subprocess.run(["make", "-s", "--no-print-directory", program], cwd=COURSE, env=env,
+    subprocess.run(["make", "-s", "--no-print-directory", learner, tests, "build/tests/host",
+                    "build/tests/worker"], cwd=COURSE, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     record_path = os.path.join(COURSE, "build", "selftest", "oracle-%s.json"
                                % rest.replace("/", "_"))
-    subprocess.run([os.path.join(COURSE, program), "--json", record_path], cwd=COURSE, env=env,
+    subprocess.run([os.path.join(COURSE, "build", "tests", "host"), "--module", tests,
+                    "--learner", learner, "--json", record_path], cwd=COURSE, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(record_path) as f:
         cache[source] = json.load(f)["points"]

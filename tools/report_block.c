@@ -15,7 +15,9 @@
  *   status  STATUS            passed, failed, not_started, missing, does_not_compile, ...
  *   source  PATH              the learner's file, as the report names it
  *   detail  TEXT              why the tests did not run: the first line, then its particulars
- *   result  N  passed|failed  MESSAGE   test N (from 1) of the rubric, where the tests ran
+ *   result  N  passed|failed|not_graded  MESSAGE   test N (from 1) of the rubric, where the
+ *                                   tests ran; "passed" may be followed by ",uncounted" (it
+ *                                   passed on the worker's record alone, harness/report.h)
  *   note    TEXT
  *
  * Exit status: 0, or 2 for a record it cannot read (said on standard error).
@@ -125,7 +127,9 @@ int main(int argc, char **argv)
             if (n < 1 || n > count)
                 refuse("a result for a test the rubric does not have", number);
             outcomes[n - 1].ran = true;
-            outcomes[n - 1].passed = strcmp(field[2], "passed") == 0;
+            outcomes[n - 1].passed = strncmp(field[2], "passed", 6) == 0;
+            outcomes[n - 1].evidence = strcmp(field[2], "passed,uncounted") == 0;
+            outcomes[n - 1].not_graded = strcmp(field[2], "not_graded") == 0;
             snprintf(outcomes[n - 1].message, sizeof outcomes[n - 1].message, "%s",
                      unescape(field[3]));
         } else {

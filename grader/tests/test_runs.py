@@ -1,4 +1,4 @@
-"""Running test programs confined: the result channel, crashes, output, time, leftovers.
+"""Running the test host confined: the result channel, crashes, output, time, leftovers.
 
 Uses the harness's own fixtures (selftest/fixtures/), whose tests touch no
 CUDA, so this runs on any machine, under whatever confinement it allows.
@@ -18,7 +18,7 @@ import course  # noqa: E402
 import grade  # noqa: E402
 import sandbox  # noqa: E402
 
-FIXTURES = ("harness_behaviour", "result_channel")
+FIXTURES = ("behaviour", "result_channel")
 
 
 def processes_with(marker):
@@ -37,14 +37,19 @@ class Runs(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}
-        subprocess.run(["make", "-s", "--no-print-directory"] +
-                       ["build/selftest/fixtures/" + f for f in FIXTURES],
-                       cwd=COURSE, env=env, check=True)
+        modules = ["build/modules/fixtures/%s/%s.so" % (f, side) for f in FIXTURES
+                   for side in ("tests", "learner")]
+        subprocess.run(["make", "-s", "--no-print-directory", "build/tests/host",
+                        "build/tests/worker"] + modules, cwd=COURSE, env=env, check=True)
         cls.scratch = tempfile.mkdtemp()
         os.chmod(cls.scratch, 0o755)
-        for fixture in FIXTURES:  # where any uid can run them
-            shutil.copy(os.path.join(COURSE, "build", "selftest", "fixtures", fixture),
-                        cls.scratch)
+        # The host, its worker beside it, and the fixtures' modules, where any uid can run them.
+        shutil.copy(os.path.join(COURSE, "build", "tests", "host"), cls.scratch)
+        shutil.copy(os.path.join(COURSE, "build", "tests", "worker"), cls.scratch)
+        for module in modules:
+            fixture, side = module.split("/")[-2], os.path.basename(module)
+            shutil.copy(os.path.join(COURSE, module),
+                        os.path.join(cls.scratch, "%s-%s" % (fixture, side)))
         # Claimed like a grader's: the hang test kills whatever runs as it.
         cls.uid = grade.claim_uids(1)[0] if os.geteuid() == 0 else None
         os.makedirs(os.path.join(cls.scratch, "run"))
@@ -66,24 +71,28 @@ class Runs(unittest.TestCase):
         shutil.rmtree(cls.scratch, ignore_errors=True)
 
     def run_fixture(self, name, timeout=60):
-        program = os.path.join(self.scratch, name)
+        host = os.path.join(self.scratch, "host")
+        tests = os.path.join(self.scratch, name + "-tests.so")
+        learner = os.path.join(self.scratch, name + "-learner.so")
         rubric = os.path.join(self.scratch, name + ".json")
-        subprocess.run([program, "--rubric", "--json", rubric], stdout=subprocess.DEVNULL,
-                       check=True)
+        subprocess.run([host, "--module", tests, "--rubric", "--json", rubric],
+                       stdout=subprocess.DEVNULL, check=True)
         with open(rubric) as f:
             import json
             exercise = course.Exercise("selftest/" + name, json.load(f))
         env = {"PATH": "/usr/bin:/bin", "COURSE_SKIP_GPU_PROBE": "1", "COURSE_TEST_TIMEOUT": "2",
                "CK_FORK": "yes", "NO_COLOR": "1", "HOME": self.scratch,
                "CK_TMPDIR": self.confinement.home(os.path.join(self.scratch, "run"))}
-        run = self.confinement.run([program], os.path.join(self.scratch, "run"), env, timeout,
-                                   sandbox.Limits(30, 1 << 20, 256 if self.uid else None),
+        run = self.confinement.run([host, "--module", tests, "--learner", learner],
+                                   os.path.join(self.scratch, "run"), env, timeout,
+                                   sandbox.Limits(30, grade.HOST_FILE_BYTES,
+                                                  256 if self.uid else None),
                                    self.uid, result_channel=True, sweep=True,
                                    visible=[self.scratch])
         return run, grade.parse_records(run.channel, [exercise]).get(exercise.id)
 
     def test_the_runners_record_arrives_and_bad_tests_fail_alone(self):
-        run, record = self.run_fixture("harness_behaviour")
+        run, record = self.run_fixture("behaviour")
         self.assertIsNotNone(record, run.output.decode(errors="replace"))
         self.assertEqual(record["status"], "failed")
         passed = [t["name"] for t in record["tests"] if t["passed"]]
@@ -97,9 +106,11 @@ class Runs(unittest.TestCase):
         self.assertIsNotNone(record, "the channel did not hold one whole record: %r"
                              % run.channel)
         self.assertNotIn("forged", record)  # the runner's own record, not the forged one
-        self.assertEqual([t["passed"] for t in record["tests"]], [False, False])
+        self.assertEqual([t["passed"] for t in record["tests"]], [False, False, False])
+        # Nothing of the checker's was within the learner's code's reach.
+        self.assertIn("it reached 0 of the checker's", record["tests"][0]["message"])
         # What a test prints reaches its learner as the test's output, inside the diagnostic.
-        self.assertIn("It printed", record["tests"][1]["message"])
+        self.assertIn("It printed", record["tests"][2]["message"])
 
     def test_output_is_counted_and_capped(self):
         run = self.confinement.run(["head", "-c", "20000000", "/dev/zero"], self.scratch,

@@ -71,15 +71,17 @@ if need_gpu "the isolation fixture"; then
     output=$(cat "$check_copy.log")
 
     isolation_expect "make check" "$output"
-    # A worker for tests 1-2, then a fresh one after each of the crash, the hang, the exit and
-    # the poisoned context: five contexts for seven tests, where a process per test made seven.
-    # (A runtime that runs no kernels cannot be poisoned: four.)
-    workers=5
-    [[ $output == *"step 5 returned cudaErrorNotSupported"* ]] && workers=4
-    if grep -q "runner: $workers workers for 7 tests" <<<"$output"; then
-        pass "make check: $workers processes, so $workers CUDA contexts, for the seven tests"
+    # The checker's context, and the workers': one for tests 1-2, then a fresh one after each of
+    # the crash, the hang, the exit and the poisoned context: six contexts for seven tests, where
+    # a process per test made seven. (A runtime that runs no kernels cannot be poisoned: five.)
+    replaced=4
+    [[ $output == *"step 5 returned cudaErrorNotSupported"* ]] && replaced=3
+    host_logs=$(cat "$check_copy"/build/results/exercises/host-*.log 2>/dev/null)
+    contexts="$((replaced + 2)) processes that use CUDA (the checker and $((replaced + 1)) workers) for the seven tests"
+    if grep -q "runner: 1 checker and $replaced workers replaced for 7 tests" <<<"$host_logs"; then
+        pass "make check: $contexts"
     else
-        fail "make check: $workers processes, so $workers CUDA contexts, for the seven tests" "$output"
+        fail "make check: $contexts" "$host_logs"
     fi
     if [[ -z $feedback ]]; then
         fail "make grade graded the fixture" "$grade_log"

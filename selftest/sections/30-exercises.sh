@@ -19,10 +19,13 @@ results_dir=build/selftest/results
 mkdir -p "$results_dir"
 
 # The one reader of the rubric (harness/rubric.awk, for make check, the grader and the book)
-# reads what the compiler reads: each test program says what it was compiled with.
+# reads what the compiler reads: each test module says what it was compiled with.
+rubric_of() { # EXERCISE: its rubric, as the test host reads it from the test module
+    build/tests/host --module "build/modules/tests/$1.so" --rubric
+}
 for exercise in $($MAKE -s --no-print-directory list-exercises); do
-    build "build/tests/solutions/$exercise" || continue
-    if difference=$(diff <(build/tests/solutions/$exercise --rubric) \
+    build build/tests/host "build/modules/tests/$exercise.so" || continue
+    if difference=$(diff <(rubric_of "$exercise") \
                          <(awk -f harness/rubric.awk "tests/$exercise.c") 2>&1); then
         pass "the rubric reader agrees with the compiled tests of $exercise"
     else
@@ -85,8 +88,11 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         local -a shares=()
         while read -r host program; do
             name=${program//\//_}
+            exercise=${program#*/}
+            exercise=${exercise%%--*}
             rm -f "$results_dir/$name.json"
-            shares[host]+=" --module build/modules/$program.so --source $program.c"
+            shares[host]+=" --module build/modules/tests/$exercise.so"
+            shares[host]+=" --learner build/modules/$program.so --source $program.c"
             shares[host]+=" --json $results_dir/$name.json --report $results_dir/$name.out"
             [[ $skip_timed == 1 && $program == mutants/* ]] &&
                 ! grep -q '^ \* expect-on-gpu: ' "$program.c" && shares[host]+=" --skip-timed"
@@ -131,12 +137,13 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     echo "  (known mistakes run again with their timed tests: ${#again[@]} of $(wc -w <<<"$mutants"))"
     # SELFTEST_TIMES=1: where this section's time went, and the processes (CUDA contexts) it took.
     if [[ ${SELFTEST_TIMES:-} == 1 ]]; then
-        workers=$(cat "$results_dir"/host-*.log | sed -n 's/^runner: \([0-9]*\) workers\{0,1\} for.*/\1/p' |
-                  awk '{ n += $1 } END { print n + 0 }')
+        workers=$(cat "$results_dir"/host-*.log |
+                  sed -n 's/^runner: [0-9]* checkers\{0,1\} and \([0-9]*\) workers\{0,1\} replaced for.*/\1/p' |
+                  awk '{ n += $1 + 1 } END { print n + 0 }')
         printf '  (running %d modules: %.1f s, then %d again: %.1f s; %d workers)\n' \
             "${#programs[@]}" "$first_batch_seconds" "${#again[@]}" \
             "$(seconds_since "$batch_started")" "$workers"
-        sed -n 's/^runner: worker .*(\([0-9.]*\) s waiting for a turn .*, \([0-9.]*\) s making it)/\1 \2/p' \
+        sed -n 's/^runner: checker .*(\([0-9.]*\) s waiting for a turn .*, \([0-9.]*\) s making it)/\1 \2/p' \
             "$results_dir"/host-*.log |
             awk '{ n++; wait += $1; make += $2 }
                  END { if (n) printf "  (a context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
@@ -151,7 +158,7 @@ fi
 # timed, as its rubric says (the same sentences).
 failed_untimed_tests() {
     local timed
-    timed=$(build/tests/solutions/$1 --rubric | awk -F '\t' '$1 == "test" && $5 == "timed" { print $4 }')
+    timed=$(rubric_of "$1" | awk -F '\t' '$1 == "test" && $5 == "timed" { print $4 }')
     sed -n 's/.*"name": "\([^"]*\)", "points": [0-9]*, "passed": false.*/\1/p' <<<"$json_text" |
         grep -vxF -f <(printf '%s\n' "$timed")
 }

@@ -3,7 +3,7 @@
 # First the filter on small documents (a missing file, region, figure or link target must stop
 # pandoc); then `make book` itself, checked from the outside: the figures it references exist,
 # every #anchor it links to is there, no listing marker leaked into it, and each exercise's
-# rubric table says what its test program's --rubric says; then its layout in headless Chromium,
+# rubric table says what its test module's --rubric says; then its layout in headless Chromium,
 # as wide as a phone and as a desktop (nothing may stick out, figure text must stay legible).
 # Needs no GPU; without pandoc, Graphviz and gnuplot (and no way to install them) it is skipped,
 # saying so, and without Chromium the layout alone is.
@@ -226,8 +226,8 @@ book_build_checks() {
 
     local exercise expected got
     for exercise in $($MAKE -s --no-print-directory list-exercises); do
-        build "build/tests/solutions/$exercise" || continue
-        expected=$("build/tests/solutions/$exercise" --rubric 2>&1 |
+        build build/tests/host "build/modules/tests/$exercise.so" || continue
+        expected=$(build/tests/host --module "build/modules/tests/$exercise.so" --rubric 2>&1 |
                    awk -F'\t' '$1 == "test" { print $3 "\t" $4 }')
         got=$(rubric_in_html "$html" "$exercise")
         if [[ -n $got && $got == "$expected" ]]; then

@@ -149,7 +149,8 @@ if [[ -n $gpu_mode ]]; then
         unsafe_class=$grader_work/class-unsafe
         mkdir -p "$unsafe_class"
         for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip \
-            hostile-every-descriptor hostile-reaches-out; do
+            hostile-every-descriptor hostile-reaches-out hostile-sticky-error hostile-freezes-locks \
+            hostile-gpu-memory honest-first; do
             cp -r "$class/$sample" "$unsafe_class/"
         done
         good_before=$(sha256sum "$out/students/student-good/results.json")
