@@ -46,9 +46,15 @@ COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror -fPIC
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 # The runtime calls the harness traces, read from the one list that names them.
 OPEN_PAREN := (
+COMMA := ,
 WRAP_FLAGS := $(shell sed -n 's/^TRACED$(OPEN_PAREN)\([A-Za-z_]*\),.*/-Wl,--wrap=\1/p' harness/traced_calls.def)
 # And free(), which the learner's code may give CUDA's memory: the test says so, no crash.
 WRAP_FLAGS += -Wl,--wrap=free
+# The learner's own heap and memcpy, for learner modules only (harness/worker_libc.c): blocks of
+# a page or more come from memory the checker sees, as host memory the learner registers must,
+# and a test may hold large memcpy calls up.
+LEARNER_WRAP_FLAGS := $(patsubst %,-Wl$(COMMA)--wrap=%,malloc calloc realloc posix_memalign \
+    aligned_alloc memcpy __memcpy_chk)
 
 # --- What there is ---------------------------------------------------------------------------
 BUILD := build
@@ -66,6 +72,8 @@ ifneq ($(words $(EXERCISES)) $(sort $(EXERCISES)),$(words $(sort $(EXERCISES))) 
 endif
 endif
 MUTANTS := $(patsubst mutants/%.c,%,$(sort $(wildcard mutants/ch*/*.c)))
+ALTERNATIVES := $(patsubst selftest/alternatives/%.c,%,$(sort $(wildcard selftest/alternatives/ch*/*.c)))
+VARIANTS := $(MUTANTS:%=mutants/%) $(ALTERNATIVES:%=selftest/alternatives/%)
 CHAPTER_PROGRAMS := $(patsubst %.c,%,$(sort $(wildcard chapters/ch*/*.c)))
 UNIT_TESTS := $(patsubst %.c,%,$(sort $(wildcard selftest/unit/*.c)))
 
@@ -158,21 +166,51 @@ $(BUILD)/modules/tests/%.so: $(BUILD)/obj/tests/%.o $(BUILD)/obj/gen/%.stubs.o
 # A learner module: the learner's file (or a solution, or a mutant) and the exercise's
 # dispatchers, with the --wrap flags that send its CUDA calls to the worker's wrappers. The
 # learner's file may use <math.h> (break_even does); -pthread: chapter 3's start host threads.
-LINK_LEARNER_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) -Wl,-Bsymbolic -lm \
-    $(LDLIBS) -o $@
+LINK_LEARNER_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) $(LEARNER_WRAP_FLAGS) \
+    -Wl,-Bsymbolic -lm $(LDLIBS) -o $@
 $(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/gen/%.dispatch.o
 	@mkdir -p $(@D)
 	$(LINK_LEARNER_MODULE)
 $(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/gen/%.dispatch.o
 	@mkdir -p $(@D)
 	$(LINK_LEARNER_MODULE)
-# mutants/chNN-slug/EXERCISE--mistake.c is graded by tests/chNN-slug/EXERCISE.c
-define MUTANT_MODULE_RULE
-$(BUILD)/modules/mutants/$(1).so: $(BUILD)/obj/mutants/$(1).o $(BUILD)/obj/gen/$(firstword $(subst --, ,$(1))).dispatch.o
+# What make grade would refuse a learner's file for (grader/refusals.py: its compile guard and
+# its inspection of the object, in its words), one sentence a line, empty where it accepts the
+# file: make check says so in the exercise's place. Kept beside the build, remade only when the
+# file or the grader's rules change.
+REFUSALS_INPUTS = grader/refusals.py grader/compile_guard.py grader/static_checks.py \
+    grader/allowed-symbols.txt $(COMMON_LIB) $(WORKER_LIB)
+PYTHON ?= python3
+# 1: the refusals file, 2: the learner's file, 3: its object, 4: its exercise (chNN-slug/NAME)
+define refusals_of
+	@mkdir -p $(@D)
+	$(PYTHON) grader/refusals.py --object $(3) --aux $(BUILD)/api/$(4).aux \
+	    --header exercises/$(4).h --dispatch $(BUILD)/obj/gen/$(4).dispatch.o \
+	    --common $(COMMON_LIB) --worker $(WORKER_LIB) -- $(CC) $(COURSE_CPPFLAGS) \
+	    -Iexercises/$(dir $(4)) $(CPPFLAGS) $(COURSE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -c $(2) \
+	    >$(1).tmp && mv $(1).tmp $(1)
+endef
+$(BUILD)/refusals/exercises/%.txt: exercises/%.c $(BUILD)/obj/exercises/%.o $(BUILD)/api/%.aux \
+    $(BUILD)/obj/gen/%.dispatch.o $(REFUSALS_INPUTS)
+	$(call refusals_of,$@,$<,$(word 2,$^),$*)
+$(BUILD)/refusals/solutions/%.txt: solutions/%.c $(BUILD)/obj/solutions/%.o $(BUILD)/api/%.aux \
+    $(BUILD)/obj/gen/%.dispatch.o $(REFUSALS_INPUTS)
+	$(call refusals_of,$@,$<,$(word 2,$^),$*)
+
+# Learner files that stand for a learner's: the known mistakes (mutants/chNN-slug/EXERCISE--
+# mistake.c) and correct solutions written in other styles (selftest/alternatives/chNN-slug/
+# EXERCISE--style.c), each graded by tests/chNN-slug/EXERCISE.c: a module, and what make grade
+# would refuse it for, each.
+variant_exercise = $(firstword $(subst --, ,$(patsubst mutants/%,%,$(patsubst selftest/alternatives/%,%,$(1)))))
+define VARIANT_RULES
+$(BUILD)/modules/$(1).so: $(BUILD)/obj/$(1).o $(BUILD)/obj/gen/$(call variant_exercise,$(1)).dispatch.o
 	@mkdir -p $$(@D)
 	$$(LINK_LEARNER_MODULE)
+$(BUILD)/refusals/$(1).txt: $(1).c $(BUILD)/obj/$(1).o $(BUILD)/api/$(call variant_exercise,$(1)).aux \
+    $(BUILD)/obj/gen/$(call variant_exercise,$(1)).dispatch.o $$(REFUSALS_INPUTS)
+	$$(call refusals_of,$$@,$$<,$$(word 2,$$^),$(call variant_exercise,$(1)))
 endef
-$(foreach m,$(MUTANTS),$(eval $(call MUTANT_MODULE_RULE,$(m))))
+$(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
 # The harness's own fixtures (selftest/fixtures/NAME/): exercises of their own, a header, a
 # "learner's" file that misbehaves on cue and its tests, built as the course's are, into
@@ -247,7 +285,9 @@ $(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o $(BUILD)/obj/harness/
 TEST_MODULES := $(EXERCISES:%=$(BUILD)/modules/tests/%.so)
 SOLUTION_MODULES := $(EXERCISES:%=$(BUILD)/modules/solutions/%.so)
 MODULES := $(TEST_MODULES) $(SOLUTION_MODULES) $(EXERCISES:%=$(BUILD)/modules/exercises/%.so) \
-    $(MUTANTS:%=$(BUILD)/modules/mutants/%.so)
+    $(VARIANTS:%=$(BUILD)/modules/%.so)
+# What make grade would refuse of each solution and variant (make test's agreement check).
+REFUSALS := $(EXERCISES:%=$(BUILD)/refusals/solutions/%.txt) $(VARIANTS:%=$(BUILD)/refusals/%.txt)
 CHAPTER_BINARIES := $(CHAPTER_PROGRAMS:%=$(BUILD)/%)
 UNIT_BINARIES := $(UNIT_TESTS:%=$(BUILD)/%)
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(dir $(CHAPTER_PROGRAMS))))
@@ -258,7 +298,7 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build selftest-build \
-        list-exercises list-mutants list-chapters list-unit-tests list-toolchain
+        list-exercises list-mutants list-alternatives list-chapters list-unit-tests list-toolchain
 
 ## make                build every chapter program, the test host and the solutions' modules
 all: prerequisites
@@ -268,7 +308,7 @@ course-build: $(CHAPTER_BINARIES) $(TEST_HOST) $(WORKER) $(TEST_MODULES) $(SOLUT
     $(UNIT_BINARIES) $(TOOLS)
 
 # Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
-selftest-build: course-build $(MODULES) $(FIXTURE_MODULES)
+selftest-build: course-build $(MODULES) $(FIXTURE_MODULES) $(REFUSALS)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.
@@ -310,6 +350,7 @@ clean:
 # Used by the scripts, which discover nothing themselves.
 list-exercises: ; @printf '%s\n' $(EXERCISES)
 list-mutants: ; @printf '%s\n' $(MUTANTS)
+list-alternatives: ; @printf '%s\n' $(ALTERNATIVES)
 list-chapters: ; @printf '%s\n' $(CHAPTER_PROGRAMS)
 list-unit-tests: ; @printf "%s\n" $(UNIT_TESTS)
 # The toolkit and compiler this make resolved, so that a build elsewhere (the

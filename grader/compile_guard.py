@@ -87,9 +87,22 @@ PREPROCESSED_MAX = 32 << 20  # bytes of preprocessed text
 
 LINE_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d+)*)\s*$')
 LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+# A literal (kept) or a comment (blanked): the preprocessed text keeps its comments (-C), since
+# gcc reads "/* fall through */" from them, and a comment's text is no code, line markers and
+# all.
+LITERAL_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?\*/|//[^\n]*',
+                                re.S)
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 OPTIONS_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ"}
 DEPENDENCY_FLAGS = {"-MMD", "-MD", "-MP", "-M", "-MM", "-MG"}
+
+
+def without_comments(text):
+    """The text with each comment a space, its lines kept (so line markers still count)."""
+    def blank(match):
+        token = match.group(0)
+        return token if token[0] in "\"'" else " " + "\n" * token.count("\n")
+    return LITERAL_OR_COMMENT.sub(blank, text)
 
 
 def unescape(name):
@@ -202,6 +215,7 @@ def scan_preprocessed(text, main_file, file_allowed):
     file_allowed(name) says whether an entered file may be included.
     """
     reasons = []
+    text = without_comments(text)
     stack = []  # files entered, innermost last; the main file at the bottom
     seen_pseudo = in_body = False  # past the compiler's preamble (<built-in>, <command-line>)
     words_seen, refused_files = set(), set()
@@ -342,7 +356,8 @@ def limit_compiler():
 
 def preprocess(compiler, args):
     """(preprocessed bytes or None when too long, stderr text, exit status): limited."""
-    process = subprocess.Popen(compiler + args + ["-E"], stdout=subprocess.PIPE,
+    # -C: the comments stay, for the compile (gcc takes "/* fall through */" from them).
+    process = subprocess.Popen(compiler + args + ["-E", "-C"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, preexec_fn=limit_compiler,
                                start_new_session=True)
     errors = []
@@ -376,10 +391,12 @@ def preprocess(compiler, args):
             b"".join(errors).decode("utf-8", errors="replace"), status)
 
 
-def guard(compiler, args, source, course_root, report_path, preprocessed_path):
-    """Checks the student's file; writes the text to compile to preprocessed_path.
+def check_source(compiler, args, source, course_root):
+    """The student's file, read and preprocessed once, and checked.
 
-    Returns the exit status to give (0: go on and compile preprocessed_path).
+    Returns (reasons to refuse it, the preprocessed bytes, the preprocessor's exit status and
+    standard error, the predicate of the files it may include). make check asks the same of a
+    learner's file (refusals.py), so that a learner hears of a refusal before the gradebook.
     """
     preprocess_args, _ = split_arguments(args)
     with open(source, "rb") as f:
@@ -399,6 +416,16 @@ def guard(compiler, args, source, course_root, report_path, preprocessed_path):
     allowed = allowed_predicate(compiler, args, course_root, source)
     if not reasons:
         reasons = scan_preprocessed(text.decode("utf-8", errors="replace"), source, allowed)
+    return reasons, text, run_status, stderr, allowed
+
+
+def guard(compiler, args, source, course_root, report_path, preprocessed_path):
+    """Checks the student's file; writes the text to compile to preprocessed_path.
+
+    Returns the exit status to give (0: go on and compile preprocessed_path).
+    """
+    reasons, text, run_status, stderr, allowed = check_source(compiler, args, source,
+                                                              course_root)
     report = {"rejected": reasons, "preprocessor_failed": run_status != 0}
     if run_status != 0 and not reasons:
         # Only the preprocessor's words about the student's file and the course's

@@ -114,7 +114,7 @@ else
 fi
 color_flag=--no-color
 [[ -n $reset ]] && color_flag=--color
-runnable=()
+built=()
 for exercise in "$@"; do
     source=$tree/$exercise.c
     report=$results/$exercise.report
@@ -126,6 +126,25 @@ for exercise in "$@"; do
         useful_lines <<<"$build_log" |
             not_run_block "$exercise" does_not_compile "$source does not compile:" >"$report"
     else
+        built+=("$exercise")
+    fi
+done
+# What make grade would refuse (its compile guard and its inspection of the object, in its
+# words: grader/refusals.py, kept by make beside the build) is refused here too, so that the
+# gradebook holds no surprise.
+runnable=() unasked=
+refusal_targets=()
+for exercise in "${built[@]}"; do refusal_targets+=("build/refusals/$tree/$exercise.txt"); done
+(( ${#refusal_targets[@]} > 0 )) &&
+    $MAKE -s -k --no-print-directory "${refusal_targets[@]}" >/dev/null 2>&1
+for exercise in "${built[@]}"; do
+    refusals=build/refusals/$tree/$exercise.txt
+    if [[ -s $refusals ]]; then
+        sed 's/^/- /' "$refusals" |
+            not_run_block "$exercise" rejected "$tree/$exercise.c was not run: make grade would refuse this file before linking it, because" \
+            >"$results/$exercise.report"
+    else
+        [[ -f $refusals ]] || unasked=1
         runnable+=("$exercise")
     fi
 done
@@ -185,6 +204,12 @@ if [[ -n $no_gpu ]]; then
     echo "driver is missing or insufficient, install NVIDIA's driver for your GPU, as new as your"
     echo "CUDA toolkit needs (Debian: nvidia-driver; Ubuntu: ubuntu-drivers install)."
     exit 1
+fi
+
+if [[ -n $unasked ]]; then
+    echo
+    echo "(make check could not ask make grade's checks of every file, python3 missing? so make"
+    echo "grade may still refuse one that passes here: grader/refusals.py says why it would.)"
 fi
 
 # Progress: exercises done and points, then the tests' closing line.

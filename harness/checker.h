@@ -109,7 +109,8 @@ void remote_device_free(void *d_buffer);
 void *remote_device_view(const void *ptr, size_t bytes);
 void remote_register(void *h_buffer, size_t bytes); /* pinned in the worker, kept so */
 cudaStream_t remote_stream_create(unsigned int flags);
-void remote_synchronize(cudaStream_t stream);       /* NULL: the whole device */
+/* NULL: the whole device, and then the milliseconds the device took to become idle. */
+double remote_synchronize(cudaStream_t stream);
 cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds);
 memory_location remote_locate(const void *ptr);
 size_t remote_threads(void);

@@ -35,7 +35,27 @@ const char *nth_call_name(traced_function function, size_t n)
 
 #define MAX_FAILURE_POINTS 256
 
+/* How long the first copy a function queues is held up, where the test checks that it waits for
+ * it on an error too: a function that returns without waiting leaves the GPU busy for about
+ * that long, one that waited leaves it idle. */
+#define WAITED_DELAY_MS 20.0
+
+static void check_every_failure(const char *function_name, traced_action action, void *context,
+                                bool waits);
+
 void expect_every_failure_handled(const char *function_name, traced_action action, void *context)
+{
+    check_every_failure(function_name, action, context, false);
+}
+
+void expect_every_failure_handled_and_waited_for(const char *function_name, traced_action action,
+                                                 void *context)
+{
+    check_every_failure(function_name, action, context, true);
+}
+
+static void check_every_failure(const char *function_name, traced_action action, void *context,
+                                bool waits)
 {
     trace_start();
     trace_stop();
@@ -71,12 +91,28 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
         trace_start();
         trace_stop();
         trace_inject_failure(points[p].function, points[p].nth, injected);
+        if (waits)
+            trace_delay_first_async_copies(1, WAITED_DELAY_MS);
         TRACED_RUN(err = action(context));
+        /* A wait the test made fail did not wait: what it was to wait for is still running,
+         * and nothing else is the code's to do about it. */
+        const bool wait_failed = points[p].function == TRACED_cudaStreamSynchronize ||
+                                 points[p].function == TRACED_cudaDeviceSynchronize ||
+                                 points[p].function == TRACED_cudaEventSynchronize;
+        const double busy_ms = waits ? harness_synchronize_untraced() : 0;
         ck_assert_msg(err == injected,
                       "the test made %s fail with %s, but %s returned %s: check the result of "
                       "every call and return the first error. The calls:%s",
                       failed_call, cudaGetErrorName(injected), function_name, error_text(err),
                       trace_summary());
+        ck_assert_msg(wait_failed || busy_ms < WAITED_DELAY_MS / 2,
+                      "%s returned while work it had queued was still running: the GPU went on "
+                      "with it for %.0f ms after the return (the test held its first copy up for "
+                      "%.0f ms). cudaMemcpyAsync only queues a copy, and cudaStreamDestroy does "
+                      "not wait for it: on an error too, cudaStreamSynchronize each stream that "
+                      "has work queued before returning, or the caller's buffers change after it "
+                      "was told the call had ended. The calls:%s",
+                      description, busy_ms, WAITED_DELAY_MS, trace_summary());
         expect_everything_released(description);
     }
 }

@@ -193,8 +193,8 @@ void *harness_learner_buffer(void *h_buffer, size_t bytes, const char *what)
 {
     ck_assert_msg(h_buffer == NULL || remote_in_arena(h_buffer, bytes),
                   "%s is not memory the test can see: the learner's host memory is visible "
-                  "to the test only where it came from cudaMallocHost or cudaHostAlloc",
-                  what);
+                  "to the test only where it came from cudaMallocHost, cudaHostAlloc, or "
+                  "malloc and its kin for a page or more, aligned to a page at most", what);
     return h_buffer;
 }
 
@@ -227,9 +227,9 @@ void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind 
     CUDA_CHECK(cudaMemcpy(harness_view(dst, bytes), harness_view(src, bytes), bytes, kind));
 }
 
-void harness_synchronize_untraced(void)
+double harness_synchronize_untraced(void)
 {
-    remote_synchronize(NULL);
+    return remote_synchronize(NULL);
 }
 
 void harness_synchronize_stream(cudaStream_t stream)
@@ -321,6 +321,8 @@ void harness_spot_read(const harness_spots *spots, int k, void *value)
 void harness_spots_expect(const harness_spots *spots, const void *want, const char *what)
 {
     harness_results_compared();
+    int wrong = 0, first = -1;
+    bool first_poisoned = false;
     for (int k = 0; k < spots->count; k++) {
         unsigned char got[HARNESS_SPOT_BYTES];
         harness_spot_read(spots, k, got);
@@ -328,14 +330,20 @@ void harness_spots_expect(const harness_spots *spots, const void *want, const ch
                                                 HARNESS_SPOT_BYTES);
         if (memcmp(got, expected, HARNESS_SPOT_BYTES) == 0)
             continue;
-        ck_abort_msg("%s: byte %zu of the destination %s after the timed call returned. The "
-                     "test checks a few places, chosen afresh, after every call it times: each "
-                     "call must copy all its data, every time",
-                     what, spots->offset[k],
-                     holds_only_poison(got, HARNESS_SPOT_BYTES)
-                         ? "still held the test's poison, so nothing had been copied there"
-                         : "held something else than the source");
+        if (wrong++ == 0) {
+            first = k;
+            first_poisoned = holds_only_poison(got, HARNESS_SPOT_BYTES);
+        }
     }
+    if (wrong > 0)
+        ck_abort_msg("%s: %d of the %d places the test checked in the destination are wrong "
+                     "after the timed call returned; the first, byte %zu, %s. The test checks a "
+                     "few places, chosen afresh, after every call it times: each call must copy "
+                     "all its data, every time",
+                     what, wrong, spots->count, spots->offset[first],
+                     first_poisoned ? "still held the test's poison, so nothing had been copied "
+                                      "there"
+                                    : "held something else than the source");
 }
 
 /* --- Patterns, and what a result is compared with ------------------------------------------- */

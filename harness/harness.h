@@ -131,8 +131,9 @@ bool describe_float_mismatch(const float *got, const float *want, size_t n, cons
                              char *message, size_t size);
 
 /* Waits for everything the worker queued on the device, as a caller of the learner's function
- * would before it reads the results; not traced, whether tracing is on or not. */
-void harness_synchronize_untraced(void);
+ * would before it reads the results; not traced, whether tracing is on or not. Returns how long
+ * the wait took, in milliseconds, as the worker measured it: near 0 where nothing was queued. */
+double harness_synchronize_untraced(void);
 void harness_synchronize_stream(cudaStream_t stream); /* one stream of the worker's */
 
 /* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
@@ -198,6 +199,10 @@ const char *nth_call_name(traced_function function, size_t n); /* "the second cu
  * failure is returned as it was and everything allocated or created is released. */
 typedef cudaError_t (*traced_action)(void *context);
 void expect_every_failure_handled(const char *function_name, traced_action action, void *context);
+/* The same, for a function whose contract says it waits for what it queued on an error too: the
+ * first copy it queues is held up each time, and the GPU must be idle when it returns. */
+void expect_every_failure_handled_and_waited_for(const char *function_name, traced_action action,
+                                                 void *context);
 
 /* What the code under test prints (checks_output.c): between begin and end, standard output
  * and standard error go to temporary files, whose text end() hands back. */

@@ -637,7 +637,7 @@ cudaStream_t remote_stream_create(unsigned int flags)
     return (cudaStream_t)(uintptr_t)reply.value;
 }
 
-void remote_synchronize(cudaStream_t stream)
+double remote_synchronize(cudaStream_t stream)
 {
     remote_reply reply = operation(stream ? OP_STREAM_SYNCHRONIZE : OP_SYNCHRONIZE,
                                    (uint64_t)(uintptr_t)stream, 0, 0, "wait for the GPU");
@@ -645,6 +645,7 @@ void remote_synchronize(cudaStream_t stream)
                   "waiting for what your code queued on the GPU failed: %s. An error from "
                   "earlier work surfaces here: a copy or a kernel the code queued failed",
                   error_text((cudaError_t)reply.error));
+    return stream ? 0 : (double)reply.value / 1e3;
 }
 
 cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds)
@@ -757,6 +758,8 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     settings.tracing = trace_is_on();
     settings.delay_direction = trace_delay.direction;
     settings.delay_ms = trace_delay.milliseconds;
+    settings.delay_copies = trace_delay.copies;
+    settings.host_copy_delay_ms = trace_delay.host_milliseconds;
     settings.room = TRACE_CAPACITY - trace_recorded;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
         settings.made[f] = trace_made[f];

@@ -31,16 +31,19 @@
  * One memfd, sealed against shrinking (so the worker cannot make the checker's reads fault),
  * mapped at REMOTE_ARENA_BASE in both processes before either makes its CUDA context (which then
  * keeps its own reservations clear of it; on the H200 they lie below 0x300200000 and near the
- * top of the address space). Three parts: the tests' pageable host buffers, their pinned ones
- * (registered with CUDA in both processes), and the learner's pinned memory (cudaMallocHost and
- * cudaHostAlloc in the worker, so that a test can read what the learner allocated). */
+ * top of the address space). Four parts: the tests' pageable host buffers, their pinned ones
+ * (registered with CUDA in both processes), the learner's pinned memory (cudaMallocHost and
+ * cudaHostAlloc in the worker) and the learner's heap blocks of a page or more (malloc and its
+ * kin, worker_libc.c), so that a test can read what the learner allocated. */
 #define REMOTE_ARENA_BASE ((uintptr_t)0x300000000000ULL)
 #define REMOTE_ARENA_BYTES ((size_t)64 << 30)
 #define REMOTE_TEST_PAGEABLE_OFFSET ((size_t)0)
 #define REMOTE_TEST_PINNED_OFFSET ((size_t)16 << 30)
 #define REMOTE_LEARNER_PINNED_OFFSET ((size_t)32 << 30)
+#define REMOTE_LEARNER_HEAP_OFFSET ((size_t)48 << 30)
 #define REMOTE_PART_BYTES ((size_t)16 << 30)
-#define REMOTE_LEARNER_PART_BYTES ((size_t)32 << 30)
+#define REMOTE_LEARNER_PART_BYTES ((size_t)16 << 30)
+#define REMOTE_LEARNER_HEAP_BYTES ((size_t)16 << 30)
 
 bool remote_in_arena(const void *ptr, size_t bytes);
 
@@ -59,7 +62,7 @@ typedef enum remote_op {
     OP_DEVICE_FREE,    /* a = pointer */
     OP_REGISTER,       /* a = pointer, b = bytes: the test's pinned buffer, kept registered */
     OP_STREAM_CREATE,  /* a = flags: value = the stream */
-    OP_SYNCHRONIZE,    /* cudaDeviceSynchronize, untraced */
+    OP_SYNCHRONIZE,    /* cudaDeviceSynchronize, untraced: value = how long it took, in us */
     OP_STREAM_SYNCHRONIZE, /* a = stream */
     OP_KEEP_BUSY,      /* a = stream, ms: gpu_work_keep_busy, untraced */
     OP_LOCATE,         /* a = pointer: value = its memory_location */
@@ -87,6 +90,8 @@ typedef struct remote_trace_settings {
     uint32_t tracing;
     int32_t delay_direction; /* enum cudaMemcpyKind */
     double delay_ms;
+    uint64_t delay_copies; /* the first copies held up; 0: every one */
+    double host_copy_delay_ms; /* the learner's large memcpy calls held up (worker_libc.c) */
     uint64_t room; /* records the checker can still keep */
     uint64_t made[TRACED_FUNCTION_COUNT];
     struct {

@@ -89,6 +89,8 @@ void trace_start(void)
         trace_injections[f].armed = false;
     }
     trace_delay.milliseconds = 0;
+    trace_delay.copies = 0;
+    trace_delay.host_milliseconds = 0;
     tracing = true;
 }
 
@@ -162,6 +164,19 @@ void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds
 {
     trace_delay.direction = direction;
     trace_delay.milliseconds = milliseconds;
+    trace_delay.copies = 0;
+}
+
+void trace_delay_host_copies(double milliseconds)
+{
+    trace_delay.host_milliseconds = milliseconds;
+}
+
+void trace_delay_first_async_copies(size_t copies, double milliseconds)
+{
+    trace_delay.direction = cudaMemcpyDefault;
+    trace_delay.milliseconds = milliseconds;
+    trace_delay.copies = copies;
 }
 
 /* --- Pointers and kinds ------------------------------------------------------------------ */

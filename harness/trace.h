@@ -79,6 +79,8 @@ typedef struct trace_injection {
 typedef struct trace_copy_delay {
     enum cudaMemcpyKind direction;
     double milliseconds; /* 0: no delay */
+    size_t copies;       /* how many copies of a call to hold up, the first ones; 0: every one */
+    double host_milliseconds; /* the learner's memcpy calls of 256 bytes or more; 0: none */
 } trace_copy_delay;
 extern traced_call trace_calls[TRACE_CAPACITY];
 extern size_t trace_recorded, trace_dropped_calls;
@@ -116,6 +118,15 @@ void trace_inject_failure(traced_function function, size_t n, cudaError_t error)
  * trace_start forgets it. A runtime whose streams run in call order (the course's stand-in)
  * cannot show what it provokes. */
 void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds);
+/* The same for the first `copies` cudaMemcpyAsync calls of each call of the learner's, in either
+ * direction: what a function queued before it hit an error is then still running when it
+ * returns, unless it waited for it. */
+void trace_delay_first_async_copies(size_t copies, double milliseconds);
+/* Holds up each memcpy of 256 bytes or more that the learner's code makes on a thread of its own
+ * (not the one that runs the call), traced
+ * or not, by `milliseconds` before it starts (0: off; trace_start forgets it): a buffer handed
+ * to the GPU before the threads filling it have finished then shows it every time. */
+void trace_delay_host_copies(double milliseconds);
 
 /* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);
@@ -133,6 +144,11 @@ const char *resource_release_call(trace_resource resource);
 bool ledger_over_limit(traced_function function, size_t bytes);
 /* What the ledger holds at exactly this pointer (RESOURCE_NONE: nothing). */
 trace_resource ledger_resource_of(const void *handle);
+/* What the harness gave back at the end of an earlier test that ptr (a handle, or a pointer into
+ * memory) belongs to; RESOURCE_NONE when nothing. */
+trace_resource ledger_given_back(const void *ptr);
+/* The runtime handed [handle, handle + bytes) out again (to the test, say): no longer dangling. */
+void ledger_forget_given_back(const void *handle, size_t bytes);
 /* Gives back everything held (events and streams after the memory they may use); returns how
  * many it gave back. False in *complete when the ledger had overflowed, so some could not be. */
 size_t ledger_release_all(bool *complete);
@@ -149,6 +165,7 @@ memory_location trace_locate(const void *ptr);
 bool trace_should_fail(traced_function function, cudaError_t *error);
 /* Internal: queues the delay trace_delay_async_copies asked for before this copy, if any. */
 void trace_delay_copy(const traced_call *call);
+void trace_delay_count_again(void); /* a new call of the learner's: no copy held up yet */
 /* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
 void trace_record(const traced_call *call, bool tracing);
 

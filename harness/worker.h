@@ -29,6 +29,10 @@ bool worker_pinned_free(void *ptr, cudaError_t *err);
 /* Whether ptr starts a block of the learner's pinned memory that is in use. */
 bool worker_pinned_holds(const void *ptr);
 
+/* The learner's heap blocks of a page or more (worker_libc.c): free() of one gives it back to
+ * the arena and says true; false for any other pointer. */
+bool worker_heap_free(void *ptr);
+
 /* The pool (worker_pinned_pool.c), which never calls the runtime itself. Take: true, with a
  * kept block of at least `bytes` allocated with `flags`, poisoned, in *ptr. Note: a block just
  * allocated. Give: what became of a block handed to cudaFreeHost; the caller frees it for real
@@ -50,5 +54,11 @@ cudaError_t worker_register_test_buffer(void *ptr, size_t bytes);
 void worker_fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Whether an exercise function is running (the call's trace is on). */
 bool worker_in_call(void);
+/* The name of the exercise function the checker is calling ("the code" between calls). */
+const char *worker_called_function(void);
+/* Whether a call of the learner's code runs (its threads' work counts), traced or not; and
+ * whether the caller is the thread that runs it, not one the learner's code started. */
+bool worker_call_running(void);
+bool worker_on_calling_thread(void);
 
 #endif

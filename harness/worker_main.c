@@ -244,12 +244,29 @@ void remote_give(remote_arguments *arguments, const void *value, size_t size)
 
 static struct {
     bool running;
+    pthread_t thread;     /* the one that runs it: the learner's code may start others */
+    const char *function; /* the exercise function called */
     char message[REMOTE_TEXT_MAX / 2];
 } in_call;
 
 bool worker_in_call(void)
 {
     return in_call.running && trace_is_on();
+}
+
+bool worker_call_running(void)
+{
+    return in_call.running;
+}
+
+bool worker_on_calling_thread(void)
+{
+    return in_call.running && pthread_equal(pthread_self(), in_call.thread);
+}
+
+const char *worker_called_function(void)
+{
+    return in_call.running && in_call.function ? in_call.function : "the code";
 }
 
 void worker_fail(const char *format, ...)
@@ -314,6 +331,9 @@ static void apply_settings(const remote_trace_settings *settings)
     }
     trace_delay.direction = (enum cudaMemcpyKind)settings->delay_direction;
     trace_delay.milliseconds = settings->delay_ms;
+    trace_delay.copies = (size_t)settings->delay_copies;
+    trace_delay.host_milliseconds = settings->host_copy_delay_ms;
+    trace_delay_count_again();
     static bool kernel_loaded;
     if (trace_delay.milliseconds > 0 && !kernel_loaded) {
         /* Load the delaying kernel now, once, untraced: loading it at its first launch, in the
@@ -349,6 +369,8 @@ static void serve_call(const remote_request *request, const unsigned char *paylo
     if (capturing)
         capture_begin();
     in_call.message[0] = '\0';
+    in_call.function = modules[x].table[request->function].name;
+    in_call.thread = pthread_self();
     in_call.running = true;
     if (settings.tracing)
         trace_resume();
@@ -493,6 +515,7 @@ static void serve(const remote_request *request, const unsigned char *payload)
             reply.error = cudaIpcGetMemHandle(&reply.handle, d);
         if (reply.error == cudaSuccess && test_buffer_count < MAX_HELD) {
             test_buffers[test_buffer_count++] = d;
+            ledger_forget_given_back(d, (size_t)request->a); /* the test's now, not dangling */
             reply.value = (uint64_t)(uintptr_t)d;
         } else if (d != NULL) {
             (void)__real_cudaFree(d);
@@ -516,15 +539,22 @@ static void serve(const remote_request *request, const unsigned char *payload)
         reply.error = __real_cudaStreamCreateWithFlags(&stream, (unsigned int)request->a);
         if (reply.error == cudaSuccess && test_stream_count < MAX_HELD) {
             test_streams[test_stream_count++] = stream;
+            ledger_forget_given_back(stream, 0);
             reply.value = (uint64_t)(uintptr_t)stream;
         }
         (void)cudaGetLastError();
         break;
     }
-    case OP_SYNCHRONIZE:
+    case OP_SYNCHRONIZE: {
+        struct timespec before, after;
+        clock_gettime(CLOCK_MONOTONIC, &before);
         reply.error = __real_cudaDeviceSynchronize();
+        clock_gettime(CLOCK_MONOTONIC, &after);
+        reply.value = (uint64_t)((after.tv_sec - before.tv_sec) * 1000000 +
+                                 (after.tv_nsec - before.tv_nsec) / 1000);
         (void)cudaGetLastError();
         break;
+    }
     case OP_STREAM_SYNCHRONIZE:
         reply.error = __real_cudaStreamSynchronize((cudaStream_t)(uintptr_t)request->a);
         (void)cudaGetLastError();

@@ -7,6 +7,7 @@
 #include "timing.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +18,22 @@
 /* The checker's room for records, for this call: past it, calls are counted as dropped. */
 size_t trace_room = TRACE_CAPACITY;
 
+/* The copies held up so far in this call of the learner's (its threads may queue at once). */
+static atomic_size_t copies_delayed;
+
+void trace_delay_count_again(void)
+{
+    atomic_store(&copies_delayed, 0);
+}
+
 void trace_delay_copy(const traced_call *call)
 {
     if (!trace_is_on() || trace_delay.milliseconds <= 0)
         return;
     if (trace_delay.direction != cudaMemcpyDefault &&
         trace_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
+        return;
+    if (trace_delay.copies > 0 && atomic_fetch_add(&copies_delayed, 1) >= trace_delay.copies)
         return;
     /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
      * delayed, and the failed launch must not look like the learner's error. */
@@ -56,12 +67,69 @@ static size_t held_count;
 static size_t held_bytes[RESOURCE_COUNT];
 static bool ledger_overflowed;
 
+/* What the harness gave back at the end of a test, for the learner's code, which never did: a
+ * handle kept in a static variable from one call to the next is then a dangling one, and the
+ * test that uses it again says so, instead of a crash or an unrelated error. An entry goes once
+ * the runtime hands the same handle or memory out again. */
+#define GIVEN_BACK_CAPACITY 256
+static struct {
+    trace_resource resource;
+    const void *handle;
+    size_t bytes;
+} given_back[GIVEN_BACK_CAPACITY];
+static size_t given_back_count, given_back_next;
+
+static bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + (b_bytes ? b_bytes : 1) && y < x + (a_bytes ? a_bytes : 1);
+}
+
+static void forget_given_back(const void *handle, size_t bytes)
+{
+    for (size_t i = 0; i < given_back_count; i++)
+        if (overlaps(given_back[i].handle, given_back[i].bytes, handle, bytes))
+            given_back[i].handle = NULL;
+}
+
+void ledger_forget_given_back(const void *handle, size_t bytes)
+{
+    pthread_mutex_lock(&trace_lock);
+    forget_given_back(handle, bytes);
+    pthread_mutex_unlock(&trace_lock);
+}
+
+static void remember_given_back(trace_resource resource, const void *handle, size_t bytes)
+{
+    given_back[given_back_next].resource = resource;
+    given_back[given_back_next].handle = handle;
+    given_back[given_back_next].bytes =
+        resource == RESOURCE_EVENT || resource == RESOURCE_STREAM ? 0 : bytes;
+    given_back_next = (given_back_next + 1) % GIVEN_BACK_CAPACITY;
+    if (given_back_count < GIVEN_BACK_CAPACITY)
+        given_back_count++;
+}
+
+trace_resource ledger_given_back(const void *ptr)
+{
+    trace_resource found = RESOURCE_NONE;
+    pthread_mutex_lock(&trace_lock);
+    for (size_t i = 0; i < given_back_count && ptr != NULL && found == RESOURCE_NONE; i++)
+        if (given_back[i].handle != NULL &&
+            (given_back[i].handle == ptr ||
+             (given_back[i].bytes > 0 && overlaps(given_back[i].handle, given_back[i].bytes, ptr, 1))))
+            found = given_back[i].resource;
+    pthread_mutex_unlock(&trace_lock);
+    return found;
+}
+
 static void ledger_note(const traced_call *call)
 {
     trace_resource resource = traced_function_resource(call->function);
     if (resource == RESOURCE_NONE || call->result != cudaSuccess || call->handle == NULL)
         return;
     if (traced_function_role(call->function) == ROLE_ACQUIRE) {
+        forget_given_back(call->handle, call->bytes);
         if (held_count == LEDGER_CAPACITY) {
             ledger_overflowed = true;
             return;
@@ -159,8 +227,10 @@ size_t ledger_release_all(bool *complete)
             if (held[i].resource != (trace_resource)r)
                 continue;
             const void *handle = held[i].handle;
+            const size_t bytes = held[i].bytes;
             held[i] = held[--held_count]; /* the wrapper would drop it too; once is enough */
             (void)release((trace_resource)r, handle);
+            remember_given_back((trace_resource)r, handle, bytes);
             released++;
         }
     held_count = 0;

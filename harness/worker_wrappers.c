@@ -25,9 +25,14 @@
     cudaError_t error = cudaSuccess;                                                               \
     bool fail = tracing && trace_should_fail(TRACED_##name, &error)
 
-/* Pass the call on unless it is to fail, record it, return its result. */
+/* Pass the call on unless it is to fail, or uses what the harness gave back after an earlier
+ * test (kept_past_its_test), record it, return its result. */
 #define FINISH(real_call)                                                                          \
     do {                                                                                           \
+        if (!fail && kept_past_its_test(&call)) {                                                  \
+            fail = true;                                                                           \
+            error = cudaErrorInvalidResourceHandle;                                                \
+        }                                                                                          \
         if (!fail)                                                                                 \
             error = real_call;                                                                     \
         call.result = error;                                                                       \
@@ -50,6 +55,47 @@
         }                                                                                          \
         FINISH(error);                                                                             \
     } while (0)
+
+/* What a resource's own release call is, by the description of the resources. */
+static const char *release_call_of(trace_resource resource)
+{
+    switch (resource) {
+#define RESOURCE(name, words, release_call)                                                        \
+    case RESOURCE_##name: return #release_call;
+#include "traced_calls.def"
+#undef RESOURCE
+    default: return "its release call";
+    }
+}
+
+/* Whether the call uses a handle or memory that the harness gave back at the end of an earlier
+ * test, because the learner's code had kept it (in a static variable, say) and never released
+ * it: it is gone, and the call would use a dangling handle. The test fails saying so. */
+static bool kept_past_its_test(const traced_call *call)
+{
+    /* An acquisition uses no handle (and FINISH sees it once it is made); a registration is of
+     * the caller's memory, which stays the caller's to use once it is unregistered. */
+    if (traced_function_role(call->function) == ROLE_ACQUIRE)
+        return false;
+    const void *used[] = {call->handle, call->dst, call->src, call->event, call->end_event,
+                          call->stream};
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
+        if (used[i] == NULL || used[i] == cudaStreamLegacy || used[i] == cudaStreamPerThread)
+            continue;
+        const trace_resource kept = ledger_given_back(used[i]);
+        if (kept == RESOURCE_NONE || kept == RESOURCE_REGISTRATION)
+            continue;
+        worker_fail("%s kept %s from one call to the next and never gave it back (%s): the "
+                    "harness gave it back after the test that made it, so this call of %s used a "
+                    "handle that no longer exists. Make what a call needs in that call, and give "
+                    "it back before returning, on every path; nothing may outlive the call in a "
+                    "static variable",
+                    worker_called_function(), resource_words(kept), release_call_of(kept),
+                    traced_function_name(call->function));
+        return true;
+    }
+    return false;
+}
 
 /* --- Memory --------------------------------------------------------------------------------- */
 
@@ -367,7 +413,8 @@ void __wrap_free(void *ptr)
     trace_resource resource = ptr != NULL ? ledger_resource_of(ptr) : RESOURCE_NONE;
     if (resource == RESOURCE_NONE || resource == RESOURCE_EVENT || resource == RESOURCE_STREAM ||
         !worker_in_call()) {
-        __real_free(ptr);
+        if (!worker_heap_free(ptr))
+            __real_free(ptr);
         return;
     }
     if (resource == RESOURCE_REGISTRATION)

@@ -4,7 +4,6 @@
 # builds the course's own objects, test modules and test host with the rules above, and
 # builds each submission's learner module in a scratch folder with those same rules.
 
-PYTHON ?= python3
 # The grading knobs count only when given on the command line: names such as OUT,
 # SCRATCH or JOBS often mean something else in an environment (a cluster's scratch space).
 grade_knob = $(if $(filter command line,$(origin $(1))),$($(1)))

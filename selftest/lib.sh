@@ -40,6 +40,11 @@ probe_gpu() {
     streams_overlap='' asynchronous_reason=$gpu_reason
     [[ -n $gpu_present ]] &&
         asynchronous_reason=$(build/tools/gpu_probe --asynchronous 2>&1) && streams_overlap=1
+    # The stand-in runtime (fakecuda) runs streams as queues, but times them by a model that
+    # follows this machine's CPUs: its speed tests judge nothing.
+    stand_in='' stand_in_reason=''
+    [[ $gpu_reason == Stand-in* ]] && stand_in=1 &&
+        stand_in_reason="the stand-in runtime times copies by a model that follows this machine's CPUs"
 }
 
 # need_gpu WHAT: true when a GPU is there; otherwise records WHAT as skipped
@@ -68,6 +73,25 @@ build() {
 
 # Seconds since an $EPOCHREALTIME reading (awk: bc is not everywhere).
 seconds_since() { awk -v from="$1" -v to="$EPOCHREALTIME" 'BEGIN { printf "%.3f", to - from }'; }
+
+# section_in_run NAME: whether this make test runs section NAME (SECTIONS names prefixes).
+section_in_run() {
+    [[ -z ${SECTIONS:-} ]] && return 0
+    local prefix
+    for prefix in $SECTIONS; do [[ $1 == "$prefix"* ]] && return 0; done
+    return 1
+}
+
+# section_wait NAME: returns once section NAME of this run has ended (run.sh writes its counts
+# then; sections that run one after another have, by the time a later one asks).
+section_wait() {
+    local waited
+    for ((waited = 0; waited < 6000; waited++)); do
+        [[ -e build/selftest/sections/$1.counts ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
 
 # scratch_for_grading PATH: PATH (in the course), where other users can enter the course's
 # folder, as the unprivileged uids that build and run submissions must; else (root in a private

@@ -8,10 +8,11 @@
  *     when done;
  *   - or allocating it pinned in the first place: cudaMallocHost and
  *     cudaFreeHost, less the malloc, first touch and free they replace.
- * Pinning pays from the smallest k with k * t_pageable >= cost + k * t_pinned,
- * that is k = ceil(cost / (t_pageable - t_pinned)), and never where a pinned
- * copy saves nothing. This program measures all of it for each size, host to
- * device, and prints that k.
+ * Pinning has won from the smallest k with cost + k * t_pinned < k * t_pageable,
+ * that is the first whole k above cost / (t_pageable - t_pinned) (at a tie it has
+ * only paid for itself), and never where a pinned copy saves nothing: the model
+ * of exercises/ch02-pinned/break_even.h. This program measures all of it for each
+ * size, host to device, and prints that k.
  *
  *     03-when-pinning-pays [--min SIZE] [--max SIZE] [--reps N] [--csv DIR]
  *
@@ -27,6 +28,7 @@
 #include "timing.h"
 #include "units.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,15 +57,17 @@ typedef struct size_costs {
 
 /* listing: break-even */
 /* The smallest number of copies after which paying `cost_us` once to make each copy
- * `saved_us` faster has paid off: NEVER when a copy saves nothing, 1 when the cost is nothing. */
+ * `saved_us` faster has won: the first whole number above cost / saving (at a tie pinning has
+ * only paid for itself), 1 when the cost is nothing; NEVER when a copy saves nothing, or when
+ * the count would not fit in a long. */
 static long break_even_copies(double cost_us, double saved_us)
 {
     if (!(saved_us > 0))
         return NEVER;
-    if (cost_us <= 0)
-        return 1;
-    double copies = ceil(cost_us / saved_us);
-    return copies < 1 ? 1 : copies > 1e15 ? (long)1e15 : (long)copies;
+    const double x = cost_us > 0 ? cost_us / saved_us : 0;
+    if (!(x < (double)LONG_MAX))
+        return NEVER;
+    return (long)floor(x) + 1;
 }
 /* end listing: break-even */
 

@@ -24,11 +24,15 @@
  *
  * It returns:
  *   n >= 1               the first number of copies after which pinning has won;
- *   BREAK_EVEN_NEVER     when pinned copies are no faster than pageable ones, so that pinning
- *                        never wins, and when n would be larger than LLONG_MAX (a double that
- *                        large does not fit in a long long: converting it is undefined);
+ *   BREAK_EVEN_NEVER     when pinned copies are no faster than pageable ones (the pinned
+ *                        bandwidth is not above the pageable one), so that pinning never wins,
+ *                        and when n would be larger than LLONG_MAX (a double that large does
+ *                        not fit in a long long: converting it is undefined);
  *   BREAK_EVEN_INVALID   when bytes is 0, when a bandwidth is not a finite number above 0, or
- *                        when the pin cost is negative or not finite (NaN or infinity).
+ *                        when the pin cost is negative or not finite (NaN or infinity). Invalid
+ *                        arguments are checked first: they win over BREAK_EVEN_NEVER.
+ *
+ * Compute in double: the counts run to billions, past the 7 digits a float holds.
  *
  * pin_cost_ms and copy_time_ms need only handle the arguments break_even_copies accepts.
  */

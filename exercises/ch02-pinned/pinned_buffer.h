@@ -5,7 +5,9 @@
  *
  *   1. allocates a host buffer of `bytes` bytes of pinned memory, with cudaMallocHost (or
  *      cudaHostAlloc): memory the GPU's copy engines can reach directly, so that neither copy
- *      takes the detour through the driver's staging buffer that pageable memory needs;
+ *      takes the detour through the driver's staging buffer that pageable memory needs. Not
+ *      write-combined (cudaHostAllocWriteCombined): the CPU reads this buffer, and its reads
+ *      of write-combined memory, which the CPU does not cache, are many times slower;
  *   2. copies `bytes` bytes from the device buffer d_src into it (cudaMemcpy, device to host);
  *   3. adds 1 to every byte, on the host (unsigned arithmetic: 255 becomes 0);
  *   4. copies the buffer into the device buffer d_dst (cudaMemcpy, host to device);

@@ -14,8 +14,9 @@
  * it returns, h_out holds nothing yet. async_roundtrip returns once h_out holds
  * the floats.
  *
- * Returns cudaSuccess or the first error; it stops at that error, and destroys
- * the stream it created on every path.
+ * Returns cudaSuccess or the first error; it stops at that error. On every
+ * path it waits for what it had queued (after an error too: a copy queued
+ * before it may still be running) and destroys the stream it created.
  */
 #ifndef ASYNC_ROUNDTRIP_H
 #define ASYNC_ROUNDTRIP_H

@@ -26,6 +26,11 @@
  *
  * Each returns cudaSuccess, or the first error a runtime call returned (a
  * failure to start a thread is cudaErrorMemoryAllocation).
+ *
+ * NULL: staged_copier_create(NULL), and staged_copy_to_device with a NULL copier,
+ * or a NULL d_dst or h_src when bytes is not 0, return cudaErrorInvalidValue and
+ * do nothing else; staged_copier_destroy(NULL) does nothing and returns
+ * cudaSuccess, as free(NULL) does.
  */
 #ifndef PAGEABLE_FAST_H
 #define PAGEABLE_FAST_H

@@ -19,7 +19,9 @@
  * `streams` device buffers of `chunk` floats each, one per stream, all given
  * by the caller (n >= 1, chunk >= 1, 1 <= streams <= 64). It returns once
  * h_out holds every result. Returns cudaSuccess or the first error; it stops
- * queuing at that error, and destroys every stream it created on every path.
+ * queuing at that error. On every path it waits for what it had queued (after
+ * an error too: chunks queued before it may still be running) and destroys
+ * every stream it created.
  */
 #ifndef PIPELINE_H
 #define PIPELINE_H

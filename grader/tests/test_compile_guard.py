@@ -33,6 +33,17 @@ class Scanning(unittest.TestCase):
     def test_words_inside_strings_do_not_count(self):
         self.assertEqual(scan('const char *s = "asm __asm__ \\" asm";\nchar c = \'a\';\n'), [])
 
+    def test_comments_are_no_code_and_hide_none(self):
+        # The preprocessed text keeps its comments (-C): their words do not count, and a line
+        # marker written inside one is no marker, so it cannot hide the lines after it.
+        self.assertEqual(scan("int a; /* asm(\"\") __attribute__((section(\"x\"))) */\n"
+                              "// __asm__\n"), [])
+        reasons = scan('/*\n# 1 "/usr/include/stdio.h" 1 3 4\n*/\nvoid f(void) { asm(""); }\n')
+        self.assertTrue(any("inline assembly (asm)" in r for r in reasons))
+        self.assertEqual(scan('const char *s = "/*";\nvoid f(void) { asm(""); }\n"*/";\n')[:1],
+                         ["it uses inline assembly (asm): the grader runs no assembly: the "
+                          "exercises are written in C"])
+
     def test_builtins_that_reach_the_stack_frames_are_refused(self):
         reasons = scan("void *f(void) { return __builtin_return_address(0); }\n")
         self.assertIn("__builtin_return_address", reasons[0])
@@ -134,6 +145,19 @@ class Guarding(unittest.TestCase):
         symbols = subprocess.run(["nm", "x.o"], stdout=subprocess.PIPE,
                                  universal_newlines=True).stdout
         self.assertIn(" T f", symbols)
+
+    def test_a_fall_through_comment_reaches_the_compiler(self):
+        # gcc reads "/* fall through */" from the comment: the saved text must keep it, or a
+        # correct file that make check accepts fails under -Werror=implicit-fallthrough.
+        status, _ = self.guard("int f(int x)\n{\n    int r = 0;\n    switch (x) {\n"
+                               "    case 1:\n        r += 1;\n        /* fall through */\n"
+                               "    case 2:\n        r += 2;\n    }\n    return r;\n}\n")
+        self.assertEqual(status, 0)
+        args = compile_guard.compile_arguments(["-Wall", "-Wextra", "-Werror", "-c", MAIN, "-o",
+                                                "x.o"], MAIN, "x.i")
+        import subprocess
+        run = subprocess.run(["cc"] + args, stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
 
     def test_an_endless_macro_is_stopped_at_the_limits(self):
         status, report = self.guard("#define T(x) x x x x x x x x x x\n"

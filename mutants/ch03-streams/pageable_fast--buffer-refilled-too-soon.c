@@ -4,8 +4,10 @@
  * cudaMemcpyAsync only queues the copy. While the GPU keeps up the data comes out
  * right by luck; when the stream is held up, the host overwrites buffers whose
  * copies have not run yet, and the device receives later chunks in their place.
- * The stand-in runtime copies at once, so only a real GPU shows it.
+ * The test that holds the GPU up shows it every time; the others, whose copies are not held
+ * up, show it when the race goes wrong.
  * expect-on-gpu: a pinned buffer refilled before the GPU had finished sending it
+ * races: where the GPU is not held up, whether the data comes out wrong is a race
  */
 #include "pageable_fast.h"
 

@@ -62,6 +62,13 @@ rm -rf "$order_copy"
 # results are then read in order, from each module's report and JSON record.
 exercises=$($MAKE -s --no-print-directory list-exercises)
 mutants=$($MAKE -s --no-print-directory list-mutants)
+alternatives=$($MAKE -s --no-print-directory list-alternatives)
+# exercise_of PROGRAM: the exercise a solution, stub, mutant or alternative is graded as.
+exercise_of() {
+    local name=${1##*/} folder=${1%/*}
+    name=${name%%--*}
+    echo "${folder##*/}/$name"
+}
 if need_gpu "the exercises against their solutions, stubs and mutants"; then
     # Each module's time in the last run, where there was one; else later chapters first
     # (streams and threads run longest), each exercise's solution and mistakes, then the stubs,
@@ -69,6 +76,9 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     programs=() stubs=()
     for exercise in $(tac <<<"$exercises"); do
         programs+=("solutions/$exercise")
+        for alternative in $alternatives; do
+            [[ $alternative == "$exercise--"* ]] && programs+=("selftest/alternatives/$alternative")
+        done
         for mutant in $mutants; do
             [[ $mutant == "$exercise--"* ]] && programs+=("mutants/$mutant")
         done
@@ -88,8 +98,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         local -a shares=()
         while read -r host program; do
             name=${program//\//_}
-            exercise=${program#*/}
-            exercise=${exercise%%--*}
+            exercise=$(exercise_of "$program")
             rm -f "$results_dir/$name.json"
             shares[host]+=" --module build/modules/tests/$exercise.so"
             shares[host]+=" --learner build/modules/$program.so --source $program.c"
@@ -186,12 +195,29 @@ for exercise in $exercises; do
     tests=$(grep -c '"name"' <<<"$json_text")
     if [[ $status -eq 0 ]]; then
         pass "solution $exercise passes all $tests tests"
-    elif [[ $status -eq 1 && -z $streams_overlap && -z $(failed_untimed_tests "$exercise") ]]; then
+    elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
+            -z $(failed_untimed_tests "$exercise") ]]; then
         pass "solution $exercise passes all its untimed tests"
-        skip "solution $exercise passes its timed tests (skipped: $asynchronous_reason)"
+        skip "solution $exercise passes its timed tests (skipped: ${stand_in_reason:-$asynchronous_reason})"
     else
         fail "solution $exercise passes all its tests (exit $status)" "$output"
     fi
+
+    # Correct solutions written in other styles (selftest/alternatives/): every test passes.
+    for alternative in $(grep "^$exercise--" <<<"$alternatives"); do
+        build "build/modules/selftest/alternatives/$alternative.so" || continue
+        run_tests "selftest/alternatives/$alternative"
+        tests=$(grep -c '"name"' <<<"$json_text")
+        if [[ $status -eq 0 ]]; then
+            pass "alternative $alternative passes all $tests tests"
+        elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
+                -z $(failed_untimed_tests "$exercise") ]]; then
+            pass "alternative $alternative passes all its untimed tests"
+            skip "alternative $alternative passes its timed tests (skipped: ${stand_in_reason:-$asynchronous_reason})"
+        else
+            fail "alternative $alternative passes all its tests (exit $status)" "$output"
+        fi
+    done
 
     run_tests "exercises/$exercise"
     if [[ $status -eq 1 ]] && grep -q '"status": "not_started"' <<<"$json_text"; then
@@ -218,6 +244,8 @@ for exercise in $exercises; do
         run_tests "mutants/$mutant"
         if [[ $status -eq 1 ]] && grep -qF -- "$expected" <<<"$output"; then
             pass "mutant $mutant fails with \"$expected\""
+        elif [[ -n $stand_in && -n $expected_on_gpu && $expected == "$expected_on_gpu" ]]; then
+            skip "mutant $mutant fails with \"$expected\" (skipped: $stand_in_reason)"
         elif [[ $status -eq 1 ]]; then
             fail "mutant $mutant fails with \"$expected\": it fails, with another message" "$output"
         else

@@ -135,6 +135,8 @@ cudaError_t staged_copier_destroy(staged_copier *c)
 
 cudaError_t staged_copier_create(staged_copier **copier)
 {
+    if (copier == NULL)
+        return cudaErrorInvalidValue;
     staged_copier *c = calloc(1, sizeof *c);
     if (c == NULL)
         return cudaErrorMemoryAllocation;
@@ -167,6 +169,8 @@ cudaError_t staged_copier_create(staged_copier **copier)
 
 cudaError_t staged_copy_to_device(staged_copier *c, void *d_dst, const void *h_src, size_t bytes)
 {
+    if (c == NULL || (bytes > 0 && (d_dst == NULL || h_src == NULL)))
+        return cudaErrorInvalidValue;
     cudaError_t err = cudaSuccess;
     for (size_t offset = 0, chunk = 0; offset < bytes && err == cudaSuccess; chunk++) {
         const int b = (int)(chunk % BUFFERS);

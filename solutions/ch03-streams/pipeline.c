@@ -36,8 +36,10 @@ cudaError_t pipeline_scale_add(const float *h_in, float *h_out, size_t n, size_t
         err = queue_chunk(h_in, h_out, first, count, a, b, d_buffers[s], stream[s]);
     }
 
+    /* Every stream waited for, after an error too: what was queued before it may still be
+     * running, and the caller's buffers are the caller's again once this returns. */
     for (int s = 0; s < created; s++) {
-        cudaError_t synchronized = err == cudaSuccess ? cudaStreamSynchronize(stream[s]) : err;
+        cudaError_t synchronized = cudaStreamSynchronize(stream[s]);
         cudaError_t destroyed = cudaStreamDestroy(stream[s]);
         if (err == cudaSuccess)
             err = synchronized != cudaSuccess ? synchronized : destroyed;

@@ -38,9 +38,21 @@ static bool close_to(double got, double want)
     return fabs(got - want) <= RELATIVE_TOLERANCE * fabs(want);
 }
 
-/* What a ratio between a learner's time and the right one says about the units. */
+/* A float's 24 bits of mantissa: about 7 significant digits, where the model needs a double's. */
+#define FLOAT_PRECISION 1.2e-7
+
+static const char *float_note(void)
+{
+    return " That is right to 7 significant digits and wrong after them: the precision of a "
+           "float (24 bits). The model needs a double's 53 bits: counts run to billions, and a "
+           "float cannot even tell 16777217 from 16777216. Compute in double throughout.";
+}
+
+/* What a ratio between a learner's time and the right one says about the units, or precision. */
 static const char *unit_note(double ratio)
 {
+    if (fabs(ratio - 1) > RELATIVE_TOLERANCE && fabs(ratio - 1) < 8 * FLOAT_PRECISION)
+        return float_note();
     const double gib_per_gb = (double)GIB / 1e9;
     if (close_to(ratio, 1e-3))
         return " That is a thousandth: the time came out in seconds, and the model counts "
@@ -66,7 +78,7 @@ static void expect_unit_cases(const char *name, double (*function)(size_t, doubl
 {
     for (size_t c = 0; c < count; c++) {
         const double got = function(cases[c].bytes, cases[c].rate);
-        ck_assert_msg(close_to(got, cases[c].want), "%s(%s, %g %s) returned %.6g ms, where %s.%s",
+        ck_assert_msg(close_to(got, cases[c].want), "%s(%s, %g %s) returned %.12g ms, where %s.%s",
                       name, cases[c].size_text, cases[c].rate, rate_unit, got, cases[c].why,
                       unit_note(got / cases[c].want));
     }
@@ -133,8 +145,19 @@ static long long answer_with_x_times(const break_even_case *c, double factor)
     return (long long)floor(x * factor) + 1;
 }
 
+/* The answer the model gives computed in float, as the mistake does. */
+static long long answer_in_float(const break_even_case *c)
+{
+    const float pin = (float)c->pin_ms_per_gib * ((float)c->bytes / (float)GIB);
+    const float saving = (float)c->bytes / ((float)c->pageable_gb_per_s * 1e6f) -
+                         (float)c->bytes / ((float)c->pinned_gb_per_s * 1e6f);
+    return (long long)floorf(pin / saving) + 1;
+}
+
 static const char *mixed_units_note(const break_even_case *c, long long got)
 {
+    if (got == answer_in_float(c))
+        return float_note();
     const double gib_per_gb = (double)GIB / 1e9;
     if (got == answer_with_x_times(c, gib_per_gb) || got == answer_with_x_times(c, 1 / gib_per_gb))
         return " That is the answer with a GiB and a GB mixed up: the pin cost is per GiB (2^30 "
@@ -288,14 +311,18 @@ COURSE_TEST(invalid_input_and_only_invalid_input_is_refused_with_BREAK_EVEN_INVA
         {GIB, NAN, 8, 55.2, "a pin cost that is NaN: isfinite refuses it"},
         {GIB, 545, 8, INFINITY, "an infinite pinned bandwidth"},
         {GIB, INFINITY, 8, 55.2, "an infinite pin cost"},
+        {0, 545, 55.2, 8, "a size of 0 bytes, where pinned copies are also slower"},
+        {GIB, NAN, 12.5, 12.5, "a pin cost that is NaN, where the bandwidths are also equal"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const long long got =
             break_even_copies(cases[c].bytes, cases[c].pin, cases[c].pageable, cases[c].pinned);
         ck_assert_msg(got == BREAK_EVEN_INVALID,
                       "break_even_copies(%zu bytes, %g ms per GiB to pin, %g GB/s pageable, %g "
-                      "GB/s pinned) returned %lld for %s. Return BREAK_EVEN_INVALID",
+                      "GB/s pinned) returned %lld%s for %s. Return BREAK_EVEN_INVALID%s",
                       cases[c].bytes, cases[c].pin, cases[c].pageable, cases[c].pinned, got,
-                      cases[c].what);
+                      got == BREAK_EVEN_NEVER ? " (BREAK_EVEN_NEVER)" : "", cases[c].what,
+                      got == BREAK_EVEN_NEVER ? ": invalid arguments are checked first, and win "
+                                                "over BREAK_EVEN_NEVER" : "");
     }
 }

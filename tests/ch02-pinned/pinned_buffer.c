@@ -21,12 +21,21 @@ typedef struct run {
     size_t bytes;
 } run;
 
+/* Every 97th byte of the input is 255, and the one before it 254: at every alignment, so that
+ * adding to a wider word, whose 255 byte carries into the next, shows. (97 is odd: the 255s
+ * fall at each place in a word in turn.) */
+#define CARRY_EVERY 97
+
 /* The device buffers: d_src holds recognisable bytes, d_dst the poison. */
 static run make_run(size_t bytes)
 {
     run r = {harness_private_alloc(bytes), harness_device_alloc(bytes),
              harness_device_alloc(bytes), bytes};
     fill_bytes(r.h_input, bytes);
+    for (size_t i = 1; i < bytes; i += CARRY_EVERY) {
+        r.h_input[i - 1] = 0xFE;
+        r.h_input[i] = 0xFF;
+    }
     harness_copy(r.d_src, r.h_input, bytes, cudaMemcpyHostToDevice);
     return r;
 }
@@ -62,6 +71,15 @@ COURSE_TEST(every_byte_comes_back_up_one_higher, 3)
     ck_assert_msg(first_differing_byte(h_got, r.h_input, BYTES) != BYTES,
                   "d_dst holds d_src's bytes unchanged: the bytes went down and up again, but "
                   "nothing added 1 to them on the host in between");
+    const size_t wrong = first_differing_byte(h_got, h_want, BYTES);
+    ck_assert_msg(wrong == BYTES || wrong == 0 || r.h_input[wrong - 1] != 0xFF ||
+                      h_got[wrong - 1] != 0 ||
+                      h_got[wrong] != (unsigned char)(r.h_input[wrong] + 2),
+                  "byte %zu of d_src was 255 and came back 0, as it must, but it also carried 1 "
+                  "into the next byte, which came back 2 higher (0x%02X for 0x%02X): adding 1 "
+                  "to several bytes at once through a wider word (uint32_t, uint64_t) carries "
+                  "from one byte into the next. Add 1 to each unsigned char on its own",
+                  wrong - 1, h_got[wrong], r.h_input[wrong]);
     expect_bytes_arrived(h_got, h_want, BYTES, 1, "d_dst (each byte of d_src plus 1)");
 }
 
@@ -125,9 +143,18 @@ COURSE_TEST(the_pinned_buffer_is_allocated_once_and_given_back_with_cudaFreeHost
         const traced_call *call = trace_get(i);
         if (traced_function_role(call->function) == ROLE_ACQUIRE && call->handle != NULL &&
             traced_function_resource(call->function) == RESOURCE_PINNED_MEMORY)
+        {
             ck_assert_msg(call->bytes >= BYTES,
                           "%s was asked for %zu bytes, but the buffer must hold all %d bytes",
                           traced_function_name(call->function), call->bytes, BYTES);
+            ck_assert_msg(call->function != TRACED_cudaHostAlloc ||
+                              !(call->flags & cudaHostAllocWriteCombined),
+                          "the buffer came from cudaHostAlloc with cudaHostAllocWriteCombined: "
+                          "write-combined memory is not cached for the CPU, so the CPU's reads "
+                          "of it (adding 1 reads every byte) are many times slower. It is for "
+                          "buffers the CPU only writes and the GPU reads; allocate this one "
+                          "with cudaMallocHost or cudaHostAlloc(..., cudaHostAllocDefault)");
+        }
     }
     expect_everything_released("add_one_on_host");
 }

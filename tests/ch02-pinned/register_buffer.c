@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 COURSE_EXERCISE(
     "Register what you have: cudaHostRegister, copy both ways, cudaHostUnregister",
@@ -122,6 +123,25 @@ static void expect_registered_during(size_t nth, const char *what)
                   nth, what, memory_location_name(host_end), trace_summary());
 }
 
+/* "cudaHostRegisterPortable | cudaHostRegisterMapped" */
+static const char *register_flag_names(unsigned int flags)
+{
+    static const struct {
+        unsigned int flag;
+        const char *name;
+    } known[] = {{cudaHostRegisterPortable, "cudaHostRegisterPortable"},
+                 {cudaHostRegisterMapped, "cudaHostRegisterMapped"},
+                 {cudaHostRegisterIoMemory, "cudaHostRegisterIoMemory"},
+                 {cudaHostRegisterReadOnly, "cudaHostRegisterReadOnly"}};
+    static char names[160];
+    names[0] = '\0';
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (flags & known[i].flag)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? " | " : "", known[i].name);
+    return names[0] ? names : "flags the runtime does not name";
+}
+
 COURSE_TEST(the_buffer_is_registered_once_and_pinned_for_both_copies, 3)
 {
     run r = make_run(BYTES);
@@ -140,6 +160,12 @@ COURSE_TEST(the_buffer_is_registered_once_and_pinned_for_both_copies, 3)
                       ? " (the size of a pointer: sizeof(h_data) is the pointer's size, not the "
                         "buffer's)"
                       : "");
+    ck_assert_msg(registration->flags == cudaHostRegisterDefault,
+                  "exchange_registered registered h_data with flags 0x%x (%s), where the header "
+                  "asks for cudaHostRegisterDefault (0): the other flags change what the "
+                  "registration is (portable to every context, mapped into the device's address "
+                  "space, read-only, I/O memory), and the caller asked for none of it",
+                  registration->flags, register_flag_names(registration->flags));
     ck_assert_msg(trace_count_of(TRACED_cudaHostRegister) == 1,
                   "exchange_registered called cudaHostRegister %zu times on one buffer: one "
                   "registration pins h_data until cudaHostUnregister, for both copies; a second "

@@ -174,6 +174,6 @@ COURSE_TEST(the_stream_is_destroyed, 1)
 COURSE_TEST(errors_are_returned_and_the_stream_still_destroyed, 2)
 {
     roundtrip r = make_roundtrip();
-    expect_every_failure_handled("async_roundtrip", run_async_roundtrip, &r);
+    expect_every_failure_handled_and_waited_for("async_roundtrip", run_async_roundtrip, &r);
     harness_synchronize_untraced();
 }

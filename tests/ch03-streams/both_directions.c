@@ -266,10 +266,33 @@ static const char *wait_problem(void)
 
 /* --- The tests ---------------------------------------------------------------------------- */
 
+/* How long the results test holds each stream up before its copy: a function that returns
+ * before its copies have landed then shows it every time, not only when it loses a race. */
+#define DELAY_MS 20.0
+
 COURSE_TEST(both_copies_arrive_whole, 3)
 {
-    both_copies c = traced_copies();
-    expect_both_arrived(&c);
+    both_copies c = make_copies(UP_BYTES, DOWN_BYTES);
+    trace_start();
+    trace_stop();
+    trace_delay_async_copies(cudaMemcpyDefault, DELAY_MS);
+    cudaError_t err;
+    TRACED_RUN(err = copy_them(&c));
+    /* Both destinations as they were the moment it returned; then nothing it queued may still
+     * write into the test's buffers. */
+    unsigned char *down_seen = harness_private_alloc(c.down_bytes);
+    memcpy(down_seen, c.h_down_dst, c.down_bytes);
+    unsigned char *up_seen = harness_private_alloc(c.up_bytes);
+    harness_copy(up_seen, c.d_up_dst, c.up_bytes, cudaMemcpyDeviceToHost);
+    harness_synchronize_untraced();
+    ck_assert_msg(err == cudaSuccess, "copy_both_directions returned %s. The calls it made were:%s",
+                  error_text(err), trace_summary());
+    expect_bytes_arrived(down_seen, c.want_down, c.down_bytes, 1,
+                         "the copy down (h_down_dst, read as soon as copy_both_directions "
+                         "returned, the test having held each stream up for 20 ms before its "
+                         "copy)");
+    expect_bytes_arrived(up_seen, c.h_up_src, c.up_bytes, 1,
+                         "the copy up (d_up_dst, read as soon as copy_both_directions returned)");
 }
 
 static cudaError_t allocate_and_free(void *context)
@@ -346,7 +369,7 @@ COURSE_TEST(every_stream_is_destroyed, 1)
 COURSE_TEST(errors_are_returned_and_every_stream_still_destroyed, 2)
 {
     both_copies c = make_copies(UP_BYTES, DOWN_BYTES);
-    expect_every_failure_handled("copy_both_directions", copy_them, &c);
+    expect_every_failure_handled_and_waited_for("copy_both_directions", copy_them, &c);
 }
 
 /* --- The bandwidth ------------------------------------------------------------------------ */

@@ -85,8 +85,12 @@ static void destroy_copier(staged_copier *copier)
     ck_assert_msg(err == cudaSuccess, "staged_copier_destroy returned %s", error_text(err));
 }
 
+/* What the test held up while the learner's code copied. */
+typedef enum held_up { NOTHING_HELD_UP, GPU_HELD_UP, THREADS_HELD_UP } held_up;
+
 /* The bytes the device holds at d_dst, read back by the test, against want. */
-static void expect_arrived(const void *d_dst, const unsigned char *want, size_t bytes, bool held_up)
+static void expect_arrived(const void *d_dst, const unsigned char *want, size_t bytes,
+                           held_up held)
 {
     unsigned char *h_back = harness_private_alloc(bytes + GUARD_BYTES);
     harness_copy(h_back, d_dst, bytes + GUARD_BYTES, cudaMemcpyDeviceToHost);
@@ -102,13 +106,20 @@ static void expect_arrived(const void *d_dst, const unsigned char *want, size_t 
     snprintf(what, sizeof what, "the %zu bytes copied to the device", bytes);
     if (describe_byte_mismatch(h_back, want, bytes, 1, what, message, sizeof message))
         ck_abort_msg("staged_copy_to_device(%zu bytes): %s.%s", bytes, message,
-                     held_up ? " The test held the GPU up before your copies, so that they ran "
-                               "well after they were queued: a pinned buffer refilled before "
-                               "the GPU had finished sending it sends the new chunk's bytes in "
-                               "place of the old. cudaMemcpyAsync only queues the copy: before "
-                               "writing a buffer again, wait for its last copy "
-                               "(cudaEventSynchronize on an event recorded after it)"
-                             : "");
+                     held == GPU_HELD_UP
+                         ? " The test held the GPU up before your copies, so that they ran "
+                           "well after they were queued: a pinned buffer refilled before "
+                           "the GPU had finished sending it sends the new chunk's bytes in "
+                           "place of the old. cudaMemcpyAsync only queues the copy: before "
+                           "writing a buffer again, wait for its last copy "
+                           "(cudaEventSynchronize on an event recorded after it)"
+                     : held == THREADS_HELD_UP
+                         ? " The test held up each memcpy of your code by 1 ms before it "
+                           "started (in this test and the others that check what arrived): a buffer handed to the GPU before every thread filling "
+                           "it had finished sends what the buffer held before. A part is done "
+                           "once its memcpy has returned: count it done after, never before, "
+                           "and queue the buffer's copy only once every part is done"
+                         : "");
     ck_assert_msg(holds_only_poison(h_back + bytes, GUARD_BYTES),
                   "staged_copy_to_device(%zu bytes) wrote past the end of the destination: the "
                   "%d bytes after it no longer hold the test's poison. The last chunk is "
@@ -119,13 +130,18 @@ static void expect_arrived(const void *d_dst, const unsigned char *want, size_t 
 
 /* Copies `bytes` from an odd address of pageable memory into a poisoned device buffer and
  * checks what arrived. */
-static void copy_and_check(staged_copier *copier, size_t bytes, bool held_up)
+static void copy_and_check(staged_copier *copier, size_t bytes, held_up held)
 {
     unsigned char *h_buffer = harness_host_alloc(bytes + 3);
     unsigned char *h_src = h_buffer + 3; /* no alignment to count on */
     fill_bytes(h_src, bytes);
     void *d_dst = harness_device_alloc(bytes + GUARD_BYTES);
-    if (held_up) {
+    /* The memcpy calls of the learner's threads held up, in every test that checks what
+     * arrived: a thread that calls its part done before it has copied it then fails each of
+     * them, every time, where it would lose a race only now and then. The test of its own says
+     * why. */
+    trace_delay_host_copies(1.0);
+    if (held == GPU_HELD_UP) {
         /* A kernel on the legacy default stream, which every blocking stream waits for: the
          * copies queued next start 100 ms late. (The stand-in runtime for machines without a
          * GPU cannot hold a stream up, and says so.) */
@@ -136,9 +152,10 @@ static void copy_and_check(staged_copier *copier, size_t bytes, bool held_up)
                       error_text(err));
     }
     cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
+    trace_delay_host_copies(0);
     ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(%zu bytes) returned %s", bytes,
                   error_text(err));
-    expect_arrived(d_dst, h_src, bytes, held_up);
+    expect_arrived(d_dst, h_src, bytes, held);
     harness_host_free(h_buffer);
     harness_device_free(d_dst);
 }
@@ -152,7 +169,7 @@ COURSE_TEST(odd_sizes_and_sizes_under_one_chunk_arrive_whole, 4)
      * power of two up to 64 MiB. Then sizes smaller than any chunk. */
     const size_t sizes[] = {3 * 64 * MiB + 1, 1, 4097, 5 * MiB + 12345};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        copy_and_check(copier, sizes[s], false);
+        copy_and_check(copier, sizes[s], NOTHING_HELD_UP);
 
     void *d_dst = harness_device_alloc(GUARD_BYTES);
     unsigned char *byte = harness_host_alloc(1);
@@ -172,7 +189,14 @@ COURSE_TEST(the_copy_stays_correct_when_the_gpu_is_slow_to_send, 3)
     staged_copier *copier = make_copier();
     /* More than any reasonable ring holds, so that buffers are reused while the GPU is held up.
      */
-    copy_and_check(copier, 320 * MiB + 5, true);
+    copy_and_check(copier, 320 * MiB + 5, GPU_HELD_UP);
+    destroy_copier(copier);
+}
+
+COURSE_TEST(the_copy_stays_correct_when_its_threads_are_slow_to_fill, 2)
+{
+    staged_copier *copier = make_copier();
+    copy_and_check(copier, 2 * 64 * MiB + 7, THREADS_HELD_UP);
     destroy_copier(copier);
 }
 
@@ -180,7 +204,7 @@ COURSE_TEST(no_thread_is_left_running_once_the_copier_is_destroyed, 2)
 {
     const size_t before = harness_thread_count();
     staged_copier *copier = make_copier();
-    copy_and_check(copier, 4097, false);
+    copy_and_check(copier, 4097, NOTHING_HELD_UP);
     destroy_copier(copier);
     expect_no_threads_left(before, "staged_copier_destroy");
 }
@@ -234,11 +258,67 @@ COURSE_TEST(every_pinned_buffer_stream_and_event_is_given_back, 2)
     expect_everything_released("the copier (created, used once, destroyed)");
 }
 
+/* How long the test holds up the first copy of a staged_copy_to_device it makes fail later. */
+#define WAITED_DELAY_MS 20.0
+
 COURSE_TEST(errors_are_returned_and_everything_still_given_back, 3)
 {
     copier_run run = make_run();
     expect_every_failure_handled("the copier (created, used once, destroyed)", create_copy_destroy,
                                  &run);
+
+    /* A copy that fails half way still waits for what it queued before returning. */
+    staged_copier *copier = make_copier();
+    trace_start();
+    trace_stop();
+    trace_inject_failure(TRACED_cudaMemcpyAsync, 2, cudaErrorLaunchFailure);
+    trace_delay_first_async_copies(1, WAITED_DELAY_MS);
+    cudaError_t err;
+    TRACED_RUN(err = staged_copy_to_device(copier, run.d_dst, run.h_src, run.bytes));
+    const double busy_ms = harness_synchronize_untraced();
+    destroy_copier(copier);
+    ck_assert_msg(err == cudaErrorLaunchFailure || trace_count_of(TRACED_cudaMemcpyAsync) < 2,
+                  "the test made the second cudaMemcpyAsync of staged_copy_to_device(%zu bytes) "
+                  "fail with cudaErrorLaunchFailure, but it returned %s: return the first error. "
+                  "The calls:%s",
+                  run.bytes, error_text(err), trace_summary());
+    ck_assert_msg(busy_ms < WAITED_DELAY_MS / 2,
+                  "staged_copy_to_device, after the test made its second cudaMemcpyAsync fail, "
+                  "returned while its first copy was still running: the GPU went on with it for "
+                  "%.0f ms after the return (the test held it up for %.0f ms). On an error it "
+                  "still waits for what it queued (the header says so): the caller may reuse "
+                  "d_dst, or destroy the copier, the moment it returns. The calls:%s",
+                  busy_ms, WAITED_DELAY_MS, trace_summary());
+
+    /* NULL, as the header says: refused before anything is done; destroying NULL is nothing. */
+    trace_start();
+    trace_stop();
+    cudaError_t created, copied, destroyed;
+    TRACED_RUN(created = staged_copier_create(NULL));
+    TRACED_RUN(copied = staged_copy_to_device(NULL, run.d_dst, run.h_src, run.bytes));
+    TRACED_RUN(destroyed = staged_copier_destroy(NULL));
+    ck_assert_msg(created == cudaErrorInvalidValue && copied == cudaErrorInvalidValue &&
+                      destroyed == cudaSuccess && trace_count() == 0,
+                  "staged_copier_create(NULL) returned %s, staged_copy_to_device(NULL, ...) %s and "
+                  "staged_copier_destroy(NULL) %s, making %zu runtime calls: the first two must "
+                  "return cudaErrorInvalidValue and the third cudaSuccess, each doing nothing",
+                  error_text(created), error_text(copied), error_text(destroyed), trace_count());
+    copier = make_copier();
+    trace_start();
+    trace_stop();
+    cudaError_t no_dst, no_src, nothing;
+    TRACED_RUN(no_dst = staged_copy_to_device(copier, NULL, run.h_src, run.bytes));
+    TRACED_RUN(no_src = staged_copy_to_device(copier, run.d_dst, NULL, run.bytes));
+    TRACED_RUN(nothing = staged_copy_to_device(copier, NULL, NULL, 0));
+    const size_t copies = trace_count_of(TRACED_cudaMemcpyAsync);
+    destroy_copier(copier);
+    ck_assert_msg(no_dst == cudaErrorInvalidValue && no_src == cudaErrorInvalidValue &&
+                      nothing == cudaSuccess && copies == 0,
+                  "staged_copy_to_device with a NULL d_dst returned %s, with a NULL h_src %s, "
+                  "and of 0 bytes from NULL to NULL %s, queuing %zu copies: a NULL buffer where "
+                  "there is something to copy is cudaErrorInvalidValue, 0 bytes are cudaSuccess, "
+                  "and none of them copies anything",
+                  error_text(no_dst), error_text(no_src), error_text(nothing), copies);
 }
 
 /* --- The speed ---------------------------------------------------------------------------- */
@@ -248,10 +328,24 @@ static const char *slowness_note(size_t pool_threads)
 {
     static char note[768];
     copier_run run = make_run();
+    /* A copy on its own: what it allocates, it allocates every time. */
+    staged_copier *copier = make_copier();
+    trace_start();
+    trace_stop();
+    TRACED_RUN((void)staged_copy_to_device(copier, run.d_dst, run.h_src, run.bytes));
+    const size_t pinned_per_copy = trace_count_acquired(RESOURCE_PINNED_MEMORY);
+    destroy_copier(copier);
     trace_start();
     trace_stop();
     TRACED_RUN((void)create_copy_destroy(&run));
-    if (trace_count_of(TRACED_cudaHostRegister) > 0)
+    if (pinned_per_copy > 0)
+        snprintf(note, sizeof note,
+                 " The trace shows staged_copy_to_device allocating pinned memory (%zu "
+                 "cudaMallocHost or cudaHostAlloc calls) on every copy: pinning memory costs "
+                 "far more than copying it, so the copy cannot gain. Allocate the pinned buffers "
+                 "once, in staged_copier_create, and keep them in the copier.",
+                 pinned_per_copy);
+    else if (trace_count_of(TRACED_cudaHostRegister) > 0)
         snprintf(note, sizeof note,
                  " The trace shows cudaHostRegister: pinning the source on every copy costs "
                  "about as much as sending it (the driver must find and lock every page, and "
@@ -329,7 +423,7 @@ COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaM
     cudaError_t err = staged_copy_to_device(copier, d_dst, h_src, bytes);
     ck_assert_msg(err == cudaSuccess, "staged_copy_to_device(512 MiB) returned %s",
                   error_text(err));
-    expect_arrived(d_dst, h_src, bytes, false);
+    expect_arrived(d_dst, h_src, bytes, NOTHING_HELD_UP);
     harness_copy(d_dst, h_src, bytes, cudaMemcpyHostToDevice);
 
     /* Up to three tries: a shared machine can be busy for a moment, slow code is slow every

@@ -58,6 +58,13 @@ static size_t chunk_count(const job *j)
     return (j->n + j->chunk - 1) / j->chunk;
 }
 
+/* The call alone, as a caller sees it: nothing waited for after it returns. */
+static cudaError_t run_pipeline(void *context)
+{
+    job *j = context;
+    return pipeline_scale_add(j->h_in, j->h_out, j->n, j->chunk, A, B, j->d_buffers, j->streams);
+}
+
 static cudaError_t run_job(void *context)
 {
     job *j = context;
@@ -202,6 +209,22 @@ static const char *cause_from_trace(const job *j, size_t waits_tolerated)
                  used[0] == NULL ? "the legacy default stream" : "stream A of the timeline");
         return cause;
     }
+    for (size_t u = 0; u < used_count && used_count > 1; u++)
+        if (used[u] == NULL || used[u] == cudaStreamLegacy) {
+            const traced_call *on_legacy = NULL;
+            for (size_t i = 0; i < trace_count() && on_legacy == NULL; i++)
+                if ((trace_get(i)->function == TRACED_cudaMemcpyAsync ||
+                     trace_get(i)->function == TRACED_gpu_work_scale_add) &&
+                    trace_get(i)->stream == used[u])
+                    on_legacy = trace_get(i);
+            snprintf(cause, sizeof cause,
+                     "some of its work went to the legacy default stream (%s, call %zu, is the "
+                     "first): that stream waits for the work of every other blocking stream "
+                     "before it starts, and they wait for it, so what runs there runs alone. "
+                     "Queue each chunk's copies and kernel on the chunk's own stream",
+                     traced_function_name(on_legacy->function), trace_position(on_legacy) + 1);
+            return cause;
+        }
     if (used_count < possible) {
         snprintf(cause, sizeof cause,
                  "its copies and kernels went to %zu streams where %zu could be used: put chunk "
@@ -286,7 +309,7 @@ COURSE_TEST(every_stream_is_destroyed, 1)
 COURSE_TEST(errors_are_returned_and_the_streams_still_destroyed, 2)
 {
     job j = make_job(3 * 1024, 1024, 2);
-    expect_every_failure_handled("pipeline_scale_add", run_job, &j);
+    expect_every_failure_handled_and_waited_for("pipeline_scale_add", run_pipeline, &j);
 }
 
 /* --- Time ---------------------------------------------------------------------------------

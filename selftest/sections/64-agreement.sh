@@ -1,0 +1,156 @@
+# 64-agreement.sh - what make check passes, make grade passes: the same files, the same verdicts.
+#
+# Every reference solution, every correct alternative written in another style
+# (selftest/alternatives/: fall-through comments, semaphores, the course's thread pool, sysconf
+# and registered memory...) and every known mistake (mutants/) is graded by make grade as a
+# student's file, the k-th alternative or mistake of each exercise in the k-th student's
+# submission; each test's verdict must be the one the exercises' section (30-exercises.sh, which
+# runs the same files as make check does) gave it. A mistake whose header says it races (a line
+# " * races: WHY": whether it shows depends on a race with the GPU in the tests that do not
+# hold the GPU up) must fail under both, with its diagnostic under both; its other verdicts may
+# differ from run to run under either. And make check's own word on a file make grade would
+# refuse (build/refusals/, grader/refusals.py) must be that there is none.
+section "make check and make grade agree: solutions, alternatives and known mistakes"
+
+agreement=build/selftest/agreement
+results_dir=build/selftest/results
+
+# The refusals make check would show: none for a file of the course's.
+refused=$(find build/refusals/solutions build/refusals/mutants build/refusals/selftest \
+               -name '*.txt' -size +0 2>/dev/null)
+if [[ -z $refused ]] && compgen -G "build/refusals/solutions/*/*.txt" >/dev/null; then
+    pass "make grade's checks, asked by make check, refuse no solution, alternative or mistake"
+else
+    fail "make grade's checks, asked by make check, refuse no solution, alternative or mistake" \
+        "$(for f in $refused; do echo "$f: $(head -n 3 "$f")"; done)"
+fi
+
+if [[ $grade_deps_status != 0 ]]; then
+    skip "make grade's verdicts against make check's (skipped: bubblewrap is missing, as 60-grader says)"
+elif ! section_in_run 30-exercises; then
+    skip "make grade's verdicts against make check's (skipped: the exercises' section is not in this run)"
+elif need_gpu "make grade's verdicts against make check's"; then
+    rm -rf "$agreement" && mkdir -p "$agreement/class"
+    # The class: one student with the solutions, then a student per k-th variant.
+    python3 - "$agreement/class" "$agreement/programs.tsv" \
+        "$($MAKE -s --no-print-directory list-exercises)" \
+        "$($MAKE -s --no-print-directory list-alternatives)" \
+        "$($MAKE -s --no-print-directory list-mutants)" <<'EOF'
+import os, shutil, sys
+class_dir, table, exercises, alternatives, mutants = sys.argv[1:6]
+rows = []
+def hand_in(student, exercise, program, source):
+    folder = os.path.join(class_dir, student, os.path.dirname(exercise))
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
+    rows.append("%s\t%s\t%s" % (student, exercise, program))
+for exercise in exercises.split():
+    hand_in("solutions", exercise, "solutions/" + exercise, "solutions/%s.c" % exercise)
+for kind, names, folder in (("alternative", alternatives, "selftest/alternatives"),
+                            ("mistake", mutants, "mutants")):
+    taken = {}
+    for name in names.split():
+        exercise = name.split("--")[0]
+        taken[exercise] = taken.get(exercise, 0) + 1
+        student = "%s-%02d" % (kind, taken[exercise])
+        hand_in(student, exercise, "%s/%s" % (folder, name), "%s/%s.c" % (folder, name))
+open(table, "w").write("\n".join(rows) + "\n")
+EOF
+    chmod -R a+rX "$agreement/class"
+    scratch=$(scratch_for_grading "$PWD/$agreement/scratch")
+    # Graded while the exercises' section runs the same files: both share the GPU's locks.
+    python3 grader/grade.py grade --submissions "$agreement/class" --out "$agreement/out" \
+        --scratch "$scratch" >"$agreement/grade.log" 2>&1
+    grade_status=$?
+    section_wait 30-exercises
+    stand_in=''
+    [[ $gpu_reason == Stand-in* ]] && stand_in=1
+    # The timed tests, by the rubric the test host reads from each test module.
+    for exercise in $($MAKE -s --no-print-directory list-exercises); do
+        build/tests/host --module "build/modules/tests/$exercise.so" --rubric |
+            awk -F '\t' -v e="$exercise" '$1 == "test" && $5 == "timed" { print e "\t" $4 }'
+    done >"$agreement/timed.tsv"
+    comparison=$(python3 - "$agreement/programs.tsv" "$agreement/out" "$results_dir" \
+                 "$stand_in" "$agreement/timed.tsv" <<'EOF'
+import json, os, sys
+table, out, results, stand_in, timed_table = sys.argv[1:6]
+timed = {tuple(line.rstrip("\n").split("\t", 1)) for line in open(timed_table) if "\t" in line}
+agree, differ, loose = 0, [], []
+def header_line(program, key):
+    for line in open(program + ".c", errors="replace"):
+        if line.startswith(" * %s: " % key):
+            return line.split(": ", 1)[1].strip()
+    return None
+
+for line in open(table):
+    student, exercise, program = line.rstrip("\n").split("\t")
+    check_path = os.path.join(results, program.replace("/", "_") + ".json")
+    try:
+        checked = json.load(open(check_path))
+        graded = json.load(open(os.path.join(out, "students", student, "grade.json")))
+    except (OSError, ValueError) as err:
+        differ.append("%s: no record to compare (%s)" % (program, err))
+        continue
+    outcome = graded["exercises"].get(exercise, {})
+    if outcome.get("status") in ("rejected", "does_not_compile", "missing", "not_run"):
+        differ.append("%s: make grade says %s: %s" % (program, outcome.get("status"),
+                                                      "; ".join(outcome.get("details", []))[:300]))
+        continue
+    by_name = {t["name"]: t for t in outcome.get("tests", [])}
+    if header_line(program, "races"):
+        expected = header_line(program, "expect") or header_line(program, "expect-on-gpu")
+        messages = " ".join(t.get("message") or "" for t in outcome.get("tests", []))
+        if outcome.get("status") != "failed" or checked.get("status") != "failed":
+            differ.append("%s: a mistake that races, %s under make check and %s under make grade"
+                          % (program, checked.get("status"), outcome.get("status")))
+        elif expected and expected not in messages and (not stand_in or header_line(
+                program, "expect")):
+            differ.append("%s: make grade's feedback lacks its diagnostic '%s'" % (program,
+                                                                                  expected))
+        else:
+            agree += 1
+        continue
+    # Whether a passed test's points count rests on the exercise's other tests (the evidence
+    # gate): where the exercises' section skipped some, only the verdicts are compared.
+    partial = any(t["message"].startswith("not run:") for t in checked["tests"])
+    for test in checked["tests"]:
+        if test["message"].startswith("not run:") or test.get("not_graded"):
+            continue  # the exercises' section skipped it (a mistake's timed test) or could not
+        other = by_name.get(test["name"])
+        if other is None or other.get("not_graded"):
+            differ.append("%s: make grade has no verdict for '%s'" % (program, test["name"]))
+            continue
+        same = test["passed"] == other["passed"] and (
+            partial or test["counts"] == other.get("counts", True))
+        if same:
+            agree += 1
+            continue
+        def verdict(t):
+            return "failed" if not t["passed"] else \
+                "passed" if t.get("counts", True) else "passed, not counted"
+        words = "%s: '%s' %s under make check, %s under make grade: %s" % (
+            program, test["name"], verdict(test), verdict(other),
+            (other["message"] or test["message"])[:240].replace("\n", " "))
+        # The stand-in runtime's timing follows the host's CPUs, which the two runs share.
+        (loose if stand_in and (exercise, test["name"]) in timed else differ).append(words)
+print("agree %d" % agree)
+for line in differ:
+    print("differ " + line)
+for line in loose:
+    print("loose " + line)
+EOF
+)
+    count=$(wc -l <"$agreement/programs.tsv")
+    agreed=$(sed -n 's/^agree //p' <<<"$comparison")
+    if [[ $grade_status -ne 0 ]]; then
+        fail "make grade graded the agreement class (exit $grade_status)" "$(tail -n 15 "$agreement/grade.log")"
+    elif ! grep -q '^differ ' <<<"$comparison"; then
+        pass "make grade gives each of $count files the verdicts make check gave them ($agreed tests)"
+    else
+        fail "make grade gives each of $count files the verdicts make check gave them" \
+            "$(sed -n 's/^differ //p' <<<"$comparison" | head -n 20)"
+    fi
+    if grep -q '^loose ' <<<"$comparison"; then
+        skip "timed tests agree between the two runs (skipped: the stand-in runtime's timing follows the CPUs the runs share: $(grep -c '^loose ' <<<"$comparison") differ)"
+    fi
+fi
