@@ -71,7 +71,7 @@ ifneq ($(words $(EXERCISES)) $(sort $(EXERCISES)),$(words $(sort $(EXERCISES))) 
     $(if $(filter-out $(words $(sort $(EXERCISES))),$(words $(EXERCISES))),one is listed twice))
 endif
 endif
-MUTANTS := $(patsubst mutants/%.c,%,$(sort $(wildcard mutants/ch*/*.c)))
+MUTANTS := $(patsubst mutants/%.patch,%,$(sort $(wildcard mutants/ch*/*.patch)))
 ALTERNATIVES := $(patsubst selftest/alternatives/%.c,%,$(sort $(wildcard selftest/alternatives/ch*/*.c)))
 VARIANTS := $(MUTANTS:%=mutants/%) $(ALTERNATIVES:%=selftest/alternatives/%)
 CHAPTER_PROGRAMS := $(patsubst %.c,%,$(sort $(wildcard chapters/ch*/*.c)))
@@ -197,20 +197,47 @@ $(BUILD)/refusals/solutions/%.txt: solutions/%.c $(BUILD)/obj/solutions/%.o $(BU
     $(BUILD)/obj/gen/%.dispatch.o $(REFUSALS_INPUTS)
 	$(call refusals_of,$@,$<,$(word 2,$^),$*)
 
-# Learner files that stand for a learner's: the known mistakes (mutants/chNN-slug/EXERCISE--
-# mistake.c) and correct solutions written in other styles (selftest/alternatives/chNN-slug/
-# EXERCISE--style.c), each graded by tests/chNN-slug/EXERCISE.c: a module, and what make grade
-# would refuse it for, each.
+# Learner files that stand for a learner's: the known mistakes and correct solutions written in
+# other styles (selftest/alternatives/chNN-slug/EXERCISE--style.c), each graded by
+# tests/chNN-slug/EXERCISE.c: a module, and what make grade would refuse it for, each.
 variant_exercise = $(firstword $(subst --, ,$(patsubst mutants/%,%,$(patsubst selftest/alternatives/%,%,$(1)))))
+variant_source = $(if $(filter mutants/%,$(1)),$(BUILD)/$(1).c,$(1).c)
 define VARIANT_RULES
 $(BUILD)/modules/$(1).so: $(BUILD)/obj/$(1).o $(BUILD)/obj/gen/$(call variant_exercise,$(1)).dispatch.o
 	@mkdir -p $$(@D)
 	$$(LINK_LEARNER_MODULE)
-$(BUILD)/refusals/$(1).txt: $(1).c $(BUILD)/obj/$(1).o $(BUILD)/api/$(call variant_exercise,$(1)).aux \
+$(BUILD)/refusals/$(1).txt: $(call variant_source,$(1)) $(BUILD)/obj/$(1).o \
+    $(BUILD)/api/$(call variant_exercise,$(1)).aux \
     $(BUILD)/obj/gen/$(call variant_exercise,$(1)).dispatch.o $$(REFUSALS_INPUTS)
 	$$(call refusals_of,$$@,$$<,$$(word 2,$$^),$(call variant_exercise,$(1)))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
+
+# A known mistake is a patch (mutants/chNN-slug/EXERCISE--mistake.patch): its header comment
+# says what the mistake is and the diagnostic it must get (" * expect: TEXT"), and its diff is
+# against the file its "--- " line names, the exercise's solution (or an alternative). Applied
+# here, with no fuzz: a patch that no longer applies stops the build, naming itself. The source
+# made is the header, then the patched file.
+PATCH ?= $(or $(wildcard $(DEPS_PREFIX)/bin/patch),patch)
+define MUTANT_SOURCE_RULE
+$(BUILD)/mutants/$(1).c: mutants/$(1).patch solutions/$(call variant_exercise,mutants/$(1)).c \
+    $(wildcard selftest/alternatives/$(call variant_exercise,mutants/$(1))--*.c)
+	@mkdir -p $$(@D)
+	@base=$$$$(sed -n 's/^--- \([^[:space:]]*\).*/\1/p' $$< | head -n 1); \
+	if ! $$(PATCH) --quiet --force --fuzz=0 --no-backup-if-mismatch -r - -o $$@.body "$$$$base" \
+	        <$$< >$$@.log 2>&1; then \
+	    echo "$$<: the patch no longer applies to $$$$base, which changed since it was written:" \
+	        "make the mistake again in a copy of $$$$base and write the patch anew (diff -u)" >&2; \
+	    sed 's/^/    /' $$@.log >&2; rm -f $$@.body $$@.log; exit 1; \
+	fi; \
+	{ sed -n '1,/\*\//p' $$<; cat $$@.body; } >$$@.tmp && rm -f $$@.body $$@.log && mv $$@.tmp $$@
+endef
+$(foreach m,$(MUTANTS),$(eval $(call MUTANT_SOURCE_RULE,$(m))))
+$(BUILD)/obj/mutants/%.o: $(BUILD)/mutants/%.c
+	@mkdir -p $(@D)
+	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) \
+	    $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+mutant-sources: $(MUTANTS:%=$(BUILD)/mutants/%.c)
 
 # The harness's own fixtures (selftest/fixtures/NAME/): exercises of their own, a header, a
 # "learner's" file that misbehaves on cue and its tests, built as the course's are, into
@@ -298,7 +325,7 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build selftest-build \
-        list-exercises list-mutants list-alternatives list-chapters list-unit-tests list-toolchain
+        list-exercises list-mutants list-alternatives mutant-sources list-chapters list-unit-tests list-toolchain
 
 ## make                build every chapter program, the test host and the solutions' modules
 all: prerequisites

@@ -902,7 +902,7 @@ def command_report(args):
 
 
 def exercise_of_path(path):
-    """exercises/ch01-memory/roundtrip.c, solutions/..., mutants/ch01-memory/roundtrip--x.c."""
+    """exercises/ch01-memory/roundtrip.c, solutions/..., build/mutants/ch01-memory/roundtrip--x.c."""
     parts = os.path.normpath(path).split(os.sep)
     if len(parts) < 2 or not parts[-1].endswith(".c"):
         return None

@@ -42,12 +42,20 @@ def read(*parts):
         return f.read()
 
 
-def mutants_of(exercise):
+def mutants_of(exercise, made=[]):
+    """The known mistakes of an exercise, as files: make applies each patch of mutants/ to its
+    solution, into build/mutants/ (the first call asks it to)."""
+    if not made:
+        subprocess.run(["make", "-s", "--no-print-directory", "mutant-sources"], cwd=COURSE,
+                       check=True, env={k: v for k, v in os.environ.items()
+                                        if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")})
+        made.append(True)
     chapter, name = exercise.split("/")
     folder = os.path.join(COURSE, "mutants", chapter)
-    return sorted("mutants/%s/%s" % (chapter, f) for f in os.listdir(folder)
-                  if f.startswith(name + "--") and f.endswith(".c")) if os.path.isdir(folder) \
-        else []
+    return sorted("build/mutants/%s/%s.c" % (chapter, f[:-len(".patch")])
+                  for f in os.listdir(folder)
+                  if f.startswith(name + "--") and f.endswith(".patch")) \
+        if os.path.isdir(folder) else []
 
 
 # --- Writing submissions ------------------------------------------------------------------

@@ -17,6 +17,8 @@
 # NVIDIA); when missing, this says what to get.
 # python3, which the grader (make grade) needs, comes as root or through sudo;
 # without either, this says how and carries on, since make check does not need it.
+# GNU patch, which make test needs (the known mistakes are patches against the
+# solutions), comes like Check: as root, or into .deps/root without it.
 #
 # The book (`make book`) needs pandoc (2.17 or later), Graphviz and gnuplot, from the same
 # packages, as root or through sudo: with no way to install them, --book stops with the
@@ -51,6 +53,7 @@ WATCH_PACKAGES=(inotify-tools)
 # What `apt-get download` fetches for a local install: apt-get download resolves no dependencies.
 LOCAL_CHECK_PACKAGES=(check libsubunit-dev libsubunit0)
 LOCAL_WATCH_PACKAGES=(inotify-tools libinotifytools0)
+PATCH_PACKAGES=(patch)
 CHECK_VERSION='check >= 0.13'
 DEPS_DIR=.deps
 LOCAL_ROOT=$DEPS_DIR/root
@@ -258,6 +261,29 @@ python_deps() {
       Run, as root: apt-get install python3" >&2
 }
 
+# GNU patch, for make test: the known mistakes (mutants/) are patches the Makefile applies. Not
+# needed for make check, so failing to install it only says so.
+have_patch() { command -v patch >/dev/null 2>&1 || [[ -x $LOCAL_ROOT/usr/bin/patch ]]; }
+
+patch_deps() {
+    # From .deps/debs first, where it is there: no root, and no network, needed.
+    if ! have_patch && unpack_local && have_patch; then
+        echo "deps: patch: installed into $LOCAL_ROOT from the packages in $DEPS_DIR/debs/"
+        return 0
+    fi
+    ensure "patch (for make test)" have_patch "${PATCH_PACKAGES[@]}" && return 0
+    if [[ $missing_because == *root* ]]; then
+        if download_local "${PATCH_PACKAGES[@]}" && unpack_local && have_patch; then
+            echo "deps: patch: installed into $LOCAL_ROOT, where the Makefile finds it"
+            return 0
+        fi
+        missing_because="it could not be fetched (see above)"
+    fi
+    echo "deps: patch is missing and $missing_because, so \`make test\` cannot build the known
+      mistakes. Run, as root: apt-get install ${PATCH_PACKAGES[*]}
+  $LOCAL_HOW ${PATCH_PACKAGES[*]}" >&2
+}
+
 # pandoc 2.17 (Debian 12) or later, for the book's Lua filter; dot and gnuplot for its figures.
 have_book() {
     command -v dot >/dev/null 2>&1 && command -v gnuplot >/dev/null 2>&1 || return 1
@@ -310,6 +336,7 @@ if [[ $want_check == true ]]; then
     check_cuda
     check_deps
     python_deps
+    patch_deps
 fi
 if [[ $want_book != no ]]; then
     book_deps

@@ -1,9 +1,10 @@
 # 30-exercises.sh - each exercise against its solution, its stub and its known mistakes.
 #
 # The solution must pass every test; the untouched stub must fail and be shown
-# as not started; each mutant (mutants/chNN-slug/EXERCISE--mistake.c, one
-# typical mistake) must fail, and the report must carry the diagnostic that
-# its header names on a line " * expect: TEXT".
+# as not started; each mutant (mutants/chNN-slug/EXERCISE--mistake.patch, one
+# typical mistake, applied to the solution by make into build/mutants/) must
+# fail, and the report must carry the diagnostic that its header names on a
+# line " * expect: TEXT".
 #
 # Some mistakes show only where streams really run beside the host: a race
 # between streams, or overlap that makes a pipeline fast. Such a mutant names its
@@ -63,6 +64,10 @@ rm -rf "$order_copy"
 exercises=$($MAKE -s --no-print-directory list-exercises)
 mutants=$($MAKE -s --no-print-directory list-mutants)
 alternatives=$($MAKE -s --no-print-directory list-alternatives)
+# source_of PROGRAM: the learner's file it is (a mutant's is made from its patch).
+source_of() {
+    if [[ $1 == mutants/* ]]; then echo "build/$1.c"; else echo "$1.c"; fi
+}
 # exercise_of PROGRAM: the exercise a solution, stub, mutant or alternative is graded as.
 exercise_of() {
     local name=${1##*/} folder=${1%/*}
@@ -101,10 +106,11 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             exercise=$(exercise_of "$program")
             rm -f "$results_dir/$name.json"
             shares[host]+=" --module build/modules/tests/$exercise.so"
-            shares[host]+=" --learner build/modules/$program.so --source $program.c"
+            shares[host]+=" --learner build/modules/$program.so --source $(source_of "$program")"
             shares[host]+=" --json $results_dir/$name.json --report $results_dir/$name.out"
             [[ $skip_timed == 1 && $program == mutants/* ]] &&
-                ! grep -q '^ \* expect-on-gpu: ' "$program.c" && shares[host]+=" --skip-timed"
+                ! grep -q '^ \* expect-on-gpu: ' "$(source_of "$program")" &&
+                shares[host]+=" --skip-timed"
         done < <(for program in "$@"; do
                      [[ -e build/modules/$program.so ]] && echo "$program"
                  done |
@@ -134,7 +140,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     again=()
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
-        expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.c" | head -n 1)
+        expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.patch" | head -n 1)
         if ! grep -q '"status": "failed"' "$results_dir/$name.json" 2>/dev/null ||
            [[ -z $expected ]] || ! grep -qF -- "$expected" "$results_dir/$name.out"; then
             again+=("mutants/$mutant")
@@ -229,8 +235,8 @@ for exercise in $exercises; do
     fi
 
     for mutant in $(grep "^$exercise--" <<<"$mutants"); do
-        expected=$(sed -n 's/^ \* expect: //p' "mutants/$mutant.c")
-        expected_on_gpu=$(sed -n 's/^ \* expect-on-gpu: //p' "mutants/$mutant.c")
+        expected=$(sed -n 's/^ \* expect: //p' "mutants/$mutant.patch")
+        expected_on_gpu=$(sed -n 's/^ \* expect-on-gpu: //p' "mutants/$mutant.patch")
         if [[ -z $expected && -z $expected_on_gpu ]]; then
             fail "mutant $mutant names its expected diagnostic (a line ' * expect: TEXT' or ' * expect-on-gpu: TEXT')"
             continue

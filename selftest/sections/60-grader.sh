@@ -39,7 +39,7 @@ fi
 
 # --- The allow-list keeps up with the course ------------------------------------------------
 # Stubs and mutants are what learners write; solutions are graded below.
-inspect_log=$(python3 grader/grade.py inspect exercises/ch*/*.c mutants/ch*/*.c 2>&1)
+inspect_log=$(python3 grader/grade.py inspect exercises/ch*/*.c build/mutants/ch*/*.c 2>&1)
 if [[ $? -eq 0 ]]; then
     pass "the grader's static checks accept every stub and mutant ($(grep -c '^accepted' <<<"$inspect_log") files)"
 else
