@@ -11,19 +11,43 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SECONDARY:
 
+# Reading a file of lines without a process (make check runs make a few times; each process it
+# starts counts): $(call file_lines,FILE) is its lines, each one word with its spaces and tabs
+# as the placeholder _space_; first_words drops what follows the first blank of each, and the
+# lines that are blank or comments (#).
+define newline
+
+
+endef
+empty :=
+space := $(empty) $(empty)
+tab := $(empty)	$(empty)
+file_lines = $(subst $(newline), ,$(subst $(space),_space_,$(subst $(tab),_space_,$(file <$(1)))))
+hash := \#
+first_words = $(filter-out $(hash)%,$(foreach line,$(call file_lines,$(1)),$(firstword $(subst _space_, ,$(line)))))
+
 # --- Toolchain ---------------------------------------------------------------
 # The CUDA toolkit: CUDA_HOME, else CUDA_PATH, else the nvcc on the PATH, else /usr/local/cuda.
-NVCC_ON_PATH := $(shell command -v nvcc 2>/dev/null)
+NVCC_ON_PATH := $(firstword $(wildcard $(addsuffix /nvcc,$(subst :, ,$(PATH)))))
 CUDA_HOME ?= $(or $(CUDA_PATH),$(patsubst %/bin/nvcc,%,$(NVCC_ON_PATH)),/usr/local/cuda)
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 
 # Check through pkg-config: the system's, or a local prefix in .deps/ that
-# `make deps` fills without root (apt-get download + dpkg -x).
+# `make deps` fills without root (apt-get download + dpkg -x). What pkg-config said is kept in
+# $(BUILD)/check-flags.mk, and asked again only when what it depends on changed (the
+# pkg-config in use, its path, the .pc files there are): make runs several times a make check.
 DEPS_PREFIX := $(CURDIR)/.deps/root/usr
 CHECK_VERSION := check >= 0.13
-ifeq ($(shell $(PKG_CONFIG) --exists '$(CHECK_VERSION)' 2>/dev/null && echo yes),yes)
+CHECK_CACHE := build/check-flags.mk
+CHECK_KEY := $(PKG_CONFIG)|$(PKG_CONFIG_PATH)|$(wildcard $(DEPS_PREFIX)/lib/*/pkgconfig/check.pc \
+    $(DEPS_PREFIX)/lib/pkgconfig/check.pc /usr/lib/*/pkgconfig/check.pc /usr/lib/pkgconfig/check.pc \
+    /usr/share/pkgconfig/check.pc /usr/local/lib/pkgconfig/check.pc)
+-include $(CHECK_CACHE)
+ifeq ($(CACHED_CHECK_KEY),$(CHECK_KEY))
+  # CHECK_CFLAGS and CHECK_LIBS as the cache holds them
+else ifeq ($(shell $(PKG_CONFIG) --exists '$(CHECK_VERSION)' 2>/dev/null && echo yes),yes)
   CHECK_PC := $(PKG_CONFIG)
 else
   LOCAL_CHECK_PC := $(firstword $(wildcard $(DEPS_PREFIX)/lib/*/pkgconfig/check.pc \
@@ -38,6 +62,10 @@ endif
 ifdef CHECK_PC
   CHECK_CFLAGS := $(shell $(CHECK_PC) --cflags check)
   CHECK_LIBS := $(shell $(CHECK_PC) --libs check) $(CHECK_RPATH)
+  # Kept only once found, so that installing Check is seen at the next run.
+  ifneq ($(wildcard $(dir $(CHECK_CACHE))),)
+    $(file >$(CHECK_CACHE),CACHED_CHECK_KEY := $(CHECK_KEY)$(newline)CHECK_CFLAGS := $(CHECK_CFLAGS)$(newline)CHECK_LIBS := $(CHECK_LIBS))
+  endif
 endif
 
 COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon -Iharness
@@ -47,7 +75,8 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 # The runtime calls the harness traces, read from the one list that names them.
 OPEN_PAREN := (
 COMMA := ,
-WRAP_FLAGS := $(shell sed -n 's/^TRACED$(OPEN_PAREN)\([A-Za-z_]*\),.*/-Wl,--wrap=\1/p' harness/traced_calls.def)
+WRAP_FLAGS := $(patsubst TRACED$(OPEN_PAREN)%$(COMMA),-Wl$(COMMA)--wrap=%,$(filter \
+    TRACED$(OPEN_PAREN)%,$(call first_words,harness/traced_calls.def)))
 # And free(), which the learner's code may give CUDA's memory: the test says so, no crash.
 WRAP_FLAGS += -Wl,--wrap=free
 # The learner's own heap and memcpy, for learner modules only (harness/worker_libc.c): blocks of
@@ -61,7 +90,7 @@ BUILD := build
 # The exercises in the book's order, from the one list of them; it must name exactly the
 # exercises that have tests (a learner's exercise file may be missing: make check says so).
 # The grader's build folders hold no list: they build one exercise each, named by the grader.
-EXERCISES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' exercises/ORDER 2>/dev/null)
+EXERCISES := $(if $(wildcard exercises/ORDER),$(call first_words,exercises/ORDER))
 TESTED_EXERCISES := $(patsubst tests/%.c,%,$(wildcard tests/ch*/*.c))
 ifneq ($(wildcard exercises/ORDER),)
 ifneq ($(words $(EXERCISES)) $(sort $(EXERCISES)),$(words $(sort $(EXERCISES))) $(sort $(TESTED_EXERCISES)))
@@ -97,6 +126,19 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) $(COURSE_CFLAGS) \
 	    $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# A learner's file (or a solution): the compiler's words are kept beside the object, and the
+# linker's beside the module (NAME.o.log, NAME.so.log), where make check reads them; they go to
+# standard error as well, for whoever runs make.
+logged = { $(1); } 2>$@.log || { cat $@.log >&2; exit 1; }
+$(BUILD)/obj/exercises/%.o: exercises/%.c
+	@mkdir -p $(@D)
+	@$(call logged,$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) \
+	    $(COURSE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@)
+$(BUILD)/obj/solutions/%.o: solutions/%.c
+	@mkdir -p $(@D)
+	@$(call logged,$(CC) $(COURSE_CPPFLAGS) -Iexercises/$(notdir $(@D)) $(CPPFLAGS) \
+	    $(COURSE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@)
 
 # A test file learns which exercise it grades from its path.
 $(BUILD)/obj/tests/%.o: tests/%.c
@@ -170,10 +212,10 @@ LINK_LEARNER_MODULE = $(CC) $(LDFLAGS) -shared -pthread $^ $(WRAP_FLAGS) $(LEARN
     -Wl,-Bsymbolic -lm $(LDLIBS) -o $@
 $(BUILD)/modules/exercises/%.so: $(BUILD)/obj/exercises/%.o $(BUILD)/obj/gen/%.dispatch.o
 	@mkdir -p $(@D)
-	$(LINK_LEARNER_MODULE)
+	@$(call logged,$(LINK_LEARNER_MODULE))
 $(BUILD)/modules/solutions/%.so: $(BUILD)/obj/solutions/%.o $(BUILD)/obj/gen/%.dispatch.o
 	@mkdir -p $(@D)
-	$(LINK_LEARNER_MODULE)
+	@$(call logged,$(LINK_LEARNER_MODULE))
 # What make grade would refuse a learner's file for (grader/refusals.py: its compile guard and
 # its inspection of the object, in its words), one sentence a line, empty where it accepts the
 # file: make check says so in the exercise's place. Kept beside the build, remade only when the
@@ -306,7 +348,7 @@ $(BUILD)/tools/report_block: $(BUILD)/obj/harness/report.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.
 $(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o $(BUILD)/obj/harness/processes.o
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(wildcard $(addprefix $(BUILD)/obj/,*.d */*.d */*/*.d */*/*/*.d */*/*/*/*.d))
 
 # The modules the test host runs: each exercise's tests, and the learner modules they call.
 TEST_MODULES := $(EXERCISES:%=$(BUILD)/modules/tests/%.so)
@@ -341,7 +383,7 @@ selftest-build: course-build $(MODULES) $(FIXTURE_MODULES) $(REFUSALS)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.
 check: prerequisites
 check check-now:
-	@MAKE="$(MAKE)" harness/check.sh $(TREE) $(if $(EX),$(EX),$(EXERCISES))
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/check.sh $(TREE) $(if $(EX),$(EX),$(EXERCISES))
 
 ## make test           the course's own test suite (REQUIRE_GPU=1: a missing GPU is a failure; SECTIONS="30 40": those only)
 test: prerequisites

@@ -22,6 +22,7 @@ that reports the results. Before linking, its ELF file is read here:
 Each refusal is a sentence for the feedback, naming the symbol or section.
 """
 
+import difflib
 import os
 import re
 import struct
@@ -247,10 +248,12 @@ def inspect_object(path, api, course_defined, allow, objdump="objdump"):
                                    "would replace it in the test program" % name)
         elif name not in api:
             what = "variable" if shndx == SHN_COMMON else "symbol"
+            close = difflib.get_close_matches(name, api, n=1, cutoff=0.8)
             defined_wrongly.append(
-                "it defines %s, a global %s the exercise's header does not declare: make it "
-                "static" % (name, what) if api else
-                "it defines %s, which the exercise does not declare" % name)
+                "it defines %s, a global %s the exercise's header does not declare%s: make it "
+                "static" % (name, what, " (is it %s, which the header declares, misspelt? "
+                            "then spell it as the header does)" % close[0] if close else "")
+                if api else "it defines %s, which the exercise does not declare" % name)
     reasons += defined_wrongly
     for name in sorted(set(used_wrongly)):
         reasons.append("it uses %s, which the grader does not allow: %s" % (name, why_forbidden(name)))

@@ -16,28 +16,9 @@ tree=$1
 shift
 MAKE=${MAKE:-make}
 
-# An exercise as a person names it: ch01-memory/roundtrip, what tab completion gives
-# (exercises/ch01-memory/roundtrip.c), or the short name alone (roundtrip).
-known=$($MAKE -s --no-print-directory list-exercises)
-exercise_named() {
-    local name=${1#./}
-    name=${name#exercises/}
-    name=${name#solutions/}
-    name=${name%.c}
-    name=${name%.h}
-    if [[ $name != */* ]]; then
-        local matches
-        matches=$(grep -E "/${name//./\.}\$" <<<"$known")
-        [[ $(grep -c . <<<"$matches") -eq 1 ]] && name=$matches
-    fi
-    if ! grep -qxF -- "$name" <<<"$known"; then
-        echo "check: there is no exercise named '$1'. The exercises, in the book's order:" >&2
-        sed 's/^/         /' <<<"$known" >&2
-        echo "       (EX=ch01-memory/roundtrip, EX=roundtrip and EX=exercises/ch01-memory/roundtrip.c all work)" >&2
-        return 1
-    fi
-    echo "$name"
-}
+# An exercise as a person names it (harness/exercises.sh, as make watch and make reset take it).
+exercise_caller=check
+source harness/exercises.sh
 requested=()
 for name in "$@"; do
     exercise=$(exercise_named "$name") || exit 2
@@ -55,19 +36,36 @@ else
     yellow='' bold='' reset=''
 fi
 
-# The harness and the exercises' tests must build; if they do not, that is the course's fault.
+# One make for all of it (each make costs a process and reads the Makefile): the harness and the
+# tests, each exercise's learner module, and what make grade would refuse each file for
+# (grader/refusals.py: its compile guard and its inspection of the object, in its words, kept
+# beside the build so that a file that has not changed costs nothing). -k: one exercise that
+# does not build costs only itself. What went wrong, make names in its closing lines; the
+# compiler's and the linker's words are in the logs beside the objects (the Makefile's
+# `logged`).
 course_targets=(build/tests/host build/tests/worker build/tools/report_block)
-learner_targets=()
+targets=()
 for exercise in "$@"; do
     course_targets+=("build/modules/tests/$exercise.so")
-    learner_targets+=("build/modules/$tree/$exercise.so")
+    [[ -f $tree/$exercise.c ]] &&
+        targets+=("build/modules/$tree/$exercise.so" "build/refusals/$tree/$exercise.txt")
 done
-if ! $MAKE -s --no-print-directory "${course_targets[@]}"; then
-    echo "check: the course's own harness or tests did not build (see above); this is not your code" >&2
-    exit 2
-fi
-# Build every exercise's learner module at once (make -j helps here), errors later.
-$MAKE -s -k --no-print-directory "${learner_targets[@]}" >/dev/null 2>&1
+make_log=$($MAKE -s -k --no-print-directory "${course_targets[@]}" "${targets[@]}" 2>&1)
+# The targets make could not make: those a recipe failed for (make: *** [...: TARGET] Error N)
+# and those left behind because of it ("Target 'X' not remade because of errors.").
+declare -A not_made=()
+while IFS= read -r target; do
+    not_made[$target]=1
+done < <(sed -n -e "s/^make[^*]*\*\*\* \[[^]]*: \([^]]*\)\] .*/\1/p" \
+                -e "s/^make[^:]*: Target '\([^']*\)' not remade because of errors\./\1/p" \
+                <<<"$make_log")
+for target in "${course_targets[@]}"; do
+    if [[ -n ${not_made[$target]:-} || ! -e $target ]]; then
+        printf '%s\n' "$make_log" >&2
+        echo "check: the course's own harness or tests did not build (see above); this is not your code" >&2
+        exit 2
+    fi
+done
 
 # The block of an exercise that did not get as far as its tests, by the report's one renderer
 # (harness/report.c, through tools/report_block), from the one reader of the rubric; the lines
@@ -114,37 +112,34 @@ else
 fi
 color_flag=--no-color
 [[ -n $reset ]] && color_flag=--color
-built=()
+runnable=() unasked='' folders=() stale=()
+for exercise in "$@"; do
+    folders+=("$results/${exercise%/*}")
+    stale+=("$results/$exercise.json")
+done
+mkdir -p "${folders[@]}" && rm -f "${stale[@]}"
 for exercise in "$@"; do
     source=$tree/$exercise.c
     report=$results/$exercise.report
-    mkdir -p "$(dirname "$report")"
-    rm -f "$results/$exercise.json"
+    module=build/modules/$tree/$exercise.so
+    refusals=build/refusals/$tree/$exercise.txt
     if [[ ! -f $source ]]; then
         not_run_block "$exercise" missing "$source is missing" </dev/null >"$report"
-    elif ! build_log=$($MAKE -s --no-print-directory "build/modules/$tree/$exercise.so" 2>&1); then
-        useful_lines <<<"$build_log" |
+    elif [[ -n ${not_made[$module]:-} || ! -e $module ]]; then
+        # The compiler's words, else the linker's, from the logs make kept beside the build.
+        object_log=build/obj/$tree/$exercise.o.log
+        [[ -e build/obj/$tree/$exercise.o && -s build/modules/$tree/$exercise.so.log ]] &&
+            object_log=build/modules/$tree/$exercise.so.log
+        useful_lines <"$object_log" |
             not_run_block "$exercise" does_not_compile "$source does not compile:" >"$report"
-    else
-        built+=("$exercise")
-    fi
-done
-# What make grade would refuse (its compile guard and its inspection of the object, in its
-# words: grader/refusals.py, kept by make beside the build) is refused here too, so that the
-# gradebook holds no surprise.
-runnable=() unasked=
-refusal_targets=()
-for exercise in "${built[@]}"; do refusal_targets+=("build/refusals/$tree/$exercise.txt"); done
-(( ${#refusal_targets[@]} > 0 )) &&
-    $MAKE -s -k --no-print-directory "${refusal_targets[@]}" >/dev/null 2>&1
-for exercise in "${built[@]}"; do
-    refusals=build/refusals/$tree/$exercise.txt
-    if [[ -s $refusals ]]; then
+    elif [[ -s $refusals ]]; then
+        # What make grade would refuse is refused here too, in its words: the gradebook holds no
+        # surprise.
         sed 's/^/- /' "$refusals" |
-            not_run_block "$exercise" rejected "$tree/$exercise.c was not run: make grade would refuse this file before linking it, because" \
-            >"$results/$exercise.report"
+            not_run_block "$exercise" rejected "$source was not run: make grade would refuse this file before linking it, because" \
+            >"$report"
     else
-        [[ -f $refusals ]] || unasked=1
+        [[ -f $refusals && -z ${not_made[$refusals]:-} ]] || unasked=1
         runnable+=("$exercise")
     fi
 done
@@ -178,19 +173,24 @@ for host in "${!running[@]}"; do
     status=0
     wait "${running[$host]}" || status=$?
     if [[ $status -eq 2 ]]; then # the host refused what it was given (a setting)
-        refused=$(cat "$results/host-$host.log")
+        refused=$(<"$results/host-$host.log")
     fi
 done
 : >"$times.new"
+# Read with the shell's own $(<file), which starts no process: a process for each exercise's
+# report and record would cost more than the rest of make check together.
 for exercise in "$@"; do
-    report=$results/$exercise.report
-    if grep -q 'no CUDA device: ' "$report" 2>/dev/null; then
-        no_gpu=$(sed -n 's/.*no CUDA device: //p' "$report" | head -n 1)
+    report='' record=''
+    [[ -f $results/$exercise.report ]] && report=$(<"$results/$exercise.report")
+    [[ -f $results/$exercise.json ]] && record=$(<"$results/$exercise.json")
+    if [[ $report == *'no CUDA device: '* ]]; then
+        no_gpu=${report#*no CUDA device: }
+        no_gpu=${no_gpu%%$'\n'*}
         continue
     fi
-    seconds=$(sed -n 's/^  "seconds": \([0-9.]*\),$/\1/p' "$results/$exercise.json" 2>/dev/null)
-    [[ -n $seconds ]] && echo "$seconds $exercise" >>"$times.new"
-    [[ -z $refused ]] && cat "$report" 2>/dev/null
+    [[ $record =~ $'\n''  "seconds": '([0-9.]+), ]] &&
+        echo "${BASH_REMATCH[1]} $exercise" >>"$times.new"
+    [[ -z $refused && -n $report ]] && printf '%s\n' "$report"
 done
 mv "$times.new" "$times"
 if [[ -n $refused ]]; then

@@ -15,16 +15,11 @@ MAKE=${MAKE:-make}
 die() { echo "reset: $*" >&2; exit 2; }
 
 [[ -n ${1:-} ]] || die "say which exercise: make reset EX=ch01-memory/roundtrip (make list-exercises lists them)"
-exercise=
-for known in $($MAKE -s --no-print-directory list-exercises); do
-    [[ $known == "$1" || ${known#*/} == "$1" ]] && exercise=$known
-done
-if [[ -z $exercise ]]; then # a deleted file is no longer listed; its tests still are there
-    for test in tests/"$1".c tests/*/"$1".c; do
-        [[ -f $test ]] && exercise=${test#tests/} && exercise=${exercise%.c} && break
-    done
-fi
-[[ -n $exercise ]] || die "there is no exercise named '$1' (make list-exercises lists them)"
+# An exercise as a person names it (harness/exercises.sh, as make check and make watch take it):
+# exercises/ORDER lists every exercise, its learner's file deleted or not.
+exercise_caller=reset
+source harness/exercises.sh
+exercise=$(exercise_named "$1") || exit 2
 file=exercises/$exercise.c
 
 # The course's own history: not that of some repository the folder happens to sit inside.

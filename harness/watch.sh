@@ -37,16 +37,17 @@ if [[ -z $inotifywait ]]; then
     exit 1
 fi
 
-mapfile -t exercises < <($MAKE -s --no-print-directory list-exercises)
+# An exercise as a person names it (harness/exercises.sh, as make check and make reset take it).
+exercise_caller=watch
+source harness/exercises.sh
+exercises=("${course_exercises[@]}")
 ((${#exercises[@]} > 0)) || { echo "watch: there are no exercises to watch" >&2; exit 2; }
 current=0
 if [[ -n ${1:-} ]]; then
-    # EX=ch01-memory/roundtrip, or EX=roundtrip where one exercise has that name.
-    for ((i = ${#exercises[@]} - 1; i >= 0; i--)); do
-        [[ ${exercises[i]} == "$1" || ${exercises[i]#*/} == "$1" ]] && current=$i && found=1
+    start=$(exercise_named "$1") || exit 2
+    for ((i = 0; i < ${#exercises[@]}; i++)); do
+        [[ ${exercises[i]} == "$start" ]] && current=$i
     done
-    [[ -n ${found:-} ]] ||
-        { echo "watch: there is no exercise named '$1' (make list-exercises lists them)" >&2; exit 2; }
 fi
 
 # Without a GPU every check would say so and grade nothing: stop here instead of waiting.

@@ -22,7 +22,7 @@ MEASURED_LATER_FILES := staging.csv pinning_cost.csv break_even.csv zero_copy.cs
 # And chapter 3's.
 MEASURED_LATER_FILES += bidirectional.csv overlap.csv timeline.csv staged_h2d.csv staged_d2h.csv
 MEASURED_FOLDERS := $(patsubst measurements/%/summary.csv,%,$(sort $(wildcard measurements/*/summary.csv)))
-MEASURED_DEFAULT := $(if $(wildcard measurements/DEFAULT),$(shell sed -n '/^[^#]/{s/[[:space:]]//g;p;q;}' measurements/DEFAULT))
+MEASURED_DEFAULT := $(if $(wildcard measurements/DEFAULT),$(firstword $(call first_words,measurements/DEFAULT)))
 MEASURED_NAME := $(or $(MEASUREMENTS),$(MEASURED_DEFAULT),$(if $(filter 1,$(words $(MEASURED_FOLDERS))),$(MEASURED_FOLDERS)))
 MEASURED := $(if $(MEASURED_NAME),$(if $(wildcard measurements/$(MEASURED_NAME)/summary.csv),measurements/$(MEASURED_NAME),$(MEASURED_NAME:%/=%)))
 MEASURED_WHY := $(if $(MEASUREMENTS),MEASUREMENTS=$(MEASUREMENTS),$(if $(MEASURED_DEFAULT),named in measurements/DEFAULT,the only folder in measurements/))

@@ -8,8 +8,8 @@
 ## make watch          re-check the exercise you are on each time you save it, then the next (EX= to start there)
 watch: prerequisites
 	@setup/install-deps.sh --if-missing --watch
-	@MAKE="$(MAKE)" harness/watch.sh $(EX)
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/watch.sh $(EX)
 
 ## make reset EX=...   put an exercise's stub back; your file is kept beside it as NAME.c.N.bak
 reset:
-	@MAKE="$(MAKE)" harness/reset.sh $(EX)
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/reset.sh $(EX)

@@ -201,6 +201,9 @@ have_check() {
         return 1
     fi
     [[ -n $pc ]] || return 0
+    # Linked against once, it links again until its .pc file changes: make check asks each time.
+    local linked=$LOCAL_ROOT/.check-links
+    [[ $linked -nt $pc ]] && return 0
     local scratch log
     scratch=$(mktemp -d)
     printf '#include <check.h>\nint main(void) { return suite_create("s") == NULL; }\n' >"$scratch/probe.c"
@@ -208,7 +211,7 @@ have_check() {
     log=$(${CC:-cc} "$scratch/probe.c" -o "$scratch/probe" $flags 2>&1)
     local status=$?
     rm -rf "$scratch"
-    ((status == 0)) && return 0
+    ((status == 0)) && { : >"$linked"; return 0; }
     missing=$(sed -n 's/.*cannot find -l\([A-Za-z0-9_]*\).*/\1/p' <<<"$log" | head -n 1)
     check_problem="$where does not link: $(grep -m 1 -E 'error|cannot find' <<<"$log")"
     [[ -n $missing ]] && check_problem+=". The package missing is $(package_of "$missing")"
