@@ -634,8 +634,7 @@ def lanes_per_gpu(gpus):
     A lane's test host spends most of its time on the CPU (filling and checking buffers of
     hundreds of MiB, the learners' own host threads) and waits for the GPU only in short
     turns, so lanes scale with CPUs; past 32 a GPU, each lane's share of its memory would be
-    under what the tests need. On the lent H200 with 16 CPUs, 100 students took 146 s with 16
-    lanes and 140 s with 24 (grader/README.md)."""
+    under what the tests need. docs/performance.md has what more and fewer lanes measured."""
     return max(4, min(32, (os.cpu_count() or 4) // max(1, gpus)))
 
 

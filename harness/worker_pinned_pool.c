@@ -1,10 +1,9 @@
 /* worker_pinned_pool.c - pinned host memory a worker gives its tests again rather than back to
  * the driver (worker.h).
  *
- * Pinning is slow, and the driver pins for one process at a time. On the lent H200,
- * cudaMallocHost of 256 MiB took 140 to 170 ms and cudaFreeHost 40 ms, most of it the kernel
- * faulting in and zeroing fresh pages (the same amount of memory already touched took 14 ms to
- * register); with 16 programs doing it at once, each waited 350 ms. Tests pin far more than
+ * Pinning is slow, most of it the kernel faulting in and zeroing fresh pages, and the driver
+ * pins for one process at a time, so programs pinning side by side wait for each other
+ * (tools/setup_cost measures it; docs/performance.md has the figures). Tests pin far more than
  * the code they test seems to: checking that a copier gives everything back on each of its
  * error paths creates it thirty times, 64 MiB of pinned buffers each time.
  *

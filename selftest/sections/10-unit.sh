@@ -14,3 +14,23 @@ for unit_program in $($MAKE -s --no-print-directory list-unit-tests); do
         fail "$name: ${failures:-?} failures, ${errors:-?} errors of ${checks:-?} checks" "$output"
     fi
 done
+
+# The README's sample summary (roundtrip done, the rest untouched) against the course as its
+# test modules say it is: the sample is a figure the course must keep true, not a copy.
+summary_check="the README's sample summary is the course's: its exercises, tests and points"
+if build build/tests/host $($MAKE -s --no-print-directory list-exercises | sed 's|.*|build/modules/tests/&.so|'); then
+    totals=$(for exercise in $($MAKE -s --no-print-directory list-exercises); do
+                 build/tests/host --module "build/modules/tests/$exercise.so" --rubric |
+                     awk -F '\t' -v e="$exercise" '$1 == "test" { t++; p += $3 }
+                                                  END { print e, t, p }'
+             done | awk '{ n++; tests += $2; points += $3 }
+                         $1 == "ch01-memory/roundtrip" { rt = $2; rp = $3 }
+                         END { printf "Progress: 1 of %d exercises done, %d of %d points\n%d passed, %d failed\n",
+                                      n, rp, points, rt, tests - rt }')
+    if grep -qF -- "$(head -n 1 <<<"$totals")" README.md && grep -qxF -- "$(tail -n 1 <<<"$totals")" README.md; then
+        pass "$summary_check"
+    else
+        fail "$summary_check" "the README should say:
+$totals"
+    fi
+fi
