@@ -68,7 +68,11 @@ ifdef CHECK_PC
   endif
 endif
 
-COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon -Iharness
+# The harness by what each part does (CONTRIBUTING.md): the test host's processes and their
+# protocol, the worker that runs the learner's code, the report, the record of calls, the checks.
+HARNESS_PARTS := host worker report trace checks
+COURSE_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -I$(CUDA_HOME)/include -Icommon \
+    $(HARNESS_PARTS:%=-Iharness/%)
 # -fPIC: every object may go into an exercise module (a shared object) as well as a program.
 COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror -fPIC
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
@@ -76,10 +80,10 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 OPEN_PAREN := (
 COMMA := ,
 WRAP_FLAGS := $(patsubst TRACED$(OPEN_PAREN)%$(COMMA),-Wl$(COMMA)--wrap=%,$(filter \
-    TRACED$(OPEN_PAREN)%,$(call first_words,harness/traced_calls.def)))
+    TRACED$(OPEN_PAREN)%,$(call first_words,harness/trace/traced_calls.def)))
 # And free(), which the learner's code may give CUDA's memory: the test says so, no crash.
 WRAP_FLAGS += -Wl,--wrap=free
-# The learner's own heap and memcpy, for learner modules only (harness/worker_libc.c): blocks of
+# The learner's own heap and memcpy, for learner modules only (harness/worker/worker_libc.c): blocks of
 # a page or more come from memory the checker sees, as host memory the learner registers must,
 # and a test may hold large memcpy calls up.
 LEARNER_WRAP_FLAGS := $(patsubst %,-Wl$(COMMA)--wrap=%,malloc calloc realloc posix_memalign \
@@ -114,11 +118,12 @@ TREE := $(if $(filter 1 yes true on,$(SOLUTIONS)),solutions,exercises)
 COMMON_LIB := $(BUILD)/lib/libcommon.a
 # The harness in two halves: the checker's (the test host: the judge, the tests' bodies, every
 # check that decides a verdict) and the worker's (the process that runs the learner's code:
-# harness/worker*.c). The record of calls (trace.c) and the shared memory (arena.c) are both's.
+# harness/worker/). The record of calls (trace.c) and the shared memory (arena.c) are both's.
 HARNESS_LIB := $(BUILD)/lib/libharness.a
 WORKER_LIB := $(BUILD)/lib/libworker.a
-WORKER_SOURCES := $(wildcard harness/worker*.c) harness/trace.c harness/arena.c harness/io.c
-CHECKER_SOURCES := $(filter-out $(wildcard harness/worker*.c),$(wildcard harness/*.c))
+WORKER_SOURCES := $(wildcard harness/worker/*.c) harness/trace/trace.c harness/host/arena.c \
+    harness/host/io.c
+CHECKER_SOURCES := $(filter-out $(wildcard harness/worker/*.c),$(wildcard $(HARNESS_PARTS:%=harness/%/*.c)))
 
 # --- Compiling ---------------------------------------------------------------------------------
 # An exercise's header lives beside its stub; every tree compiles against it.
@@ -155,15 +160,15 @@ read_header = $(AUX_CC) $(COURSE_CPPFLAGS) $(1) $(CPPFLAGS) $(COURSE_CFLAGS) $(C
 $(BUILD)/api/%.aux: exercises/%.h
 	@mkdir -p $(@D)
 	$(call read_header,-Iexercises/$(notdir $(@D)))
-# Each call of an exercise function crosses from the checker to the worker (harness/remote.h):
+# Each call of an exercise function crosses from the checker to the worker (harness/host/remote.h):
 # the checker's stubs go into the test module, the worker's dispatchers into the learner's.
-$(BUILD)/gen/%.stubs.c: $(BUILD)/api/%.aux harness/remote_stubs.awk
+$(BUILD)/gen/%.stubs.c: $(BUILD)/api/%.aux harness/host/remote_stubs.awk
 	@mkdir -p $(@D)
-	awk -f harness/remote_stubs.awk -v side=stubs -v header=$(notdir $*).h \
+	awk -f harness/host/remote_stubs.awk -v side=stubs -v header=$(notdir $*).h \
 	    -v source=exercises/$*.h $< >$@.tmp && mv $@.tmp $@
-$(BUILD)/gen/%.dispatch.c: $(BUILD)/api/%.aux harness/remote_stubs.awk
+$(BUILD)/gen/%.dispatch.c: $(BUILD)/api/%.aux harness/host/remote_stubs.awk
 	@mkdir -p $(@D)
-	awk -f harness/remote_stubs.awk -v side=dispatch -v header=$(notdir $*).h \
+	awk -f harness/host/remote_stubs.awk -v side=dispatch -v header=$(notdir $*).h \
 	    -v source=exercises/$*.h $< >$@.tmp && mv $@.tmp $@
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(@D)
@@ -178,7 +183,7 @@ $(BUILD)/lib/%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# The test host (harness/runner.c): the judge and the checker. It loads test modules (an
+# The test host (harness/host/runner.c): the judge and the checker. It loads test modules (an
 # exercise's tests and the stubs of its functions, never the learner's code); everything a test
 # module may call is in it, whole, and exported. A static Check (Debian links libcheck_pic.a)
 # is in the same group as the archives.
@@ -188,7 +193,7 @@ $(TEST_HOST): $(HARNESS_LIB) $(COMMON_LIB)
 	$(CC) $(LDFLAGS) -pthread -rdynamic -Wl,--whole-archive $^ $(CHECK_LIBS) \
 	    -Wl,--no-whole-archive $(CUDA_LIBS) -ldl -lm $(LDLIBS) -o $@
 
-# The worker (harness/worker_main.c): the process that runs the learner's code. It loads
+# The worker (harness/worker/worker_main.c): the process that runs the learner's code. It loads
 # learner modules (the learner's file and the dispatchers of its exercise), whose CUDA calls
 # reach its wrappers through the same --wrap flags; everything a learner module may call is in
 # it, whole, and exported.
@@ -287,9 +292,9 @@ mutant-sources: $(MUTANTS:%=$(BUILD)/mutants/%.c)
 FIXTURES := $(notdir $(patsubst %/,%,$(dir $(wildcard selftest/fixtures/*/exercises))))
 fixture_header = $(wildcard selftest/fixtures/$(1)/exercises/*/*.h)
 define FIXTURE_SIDE
-$(BUILD)/gen/fixtures/$(1)/$(2).c: $(BUILD)/api/fixtures/$(1).aux harness/remote_stubs.awk
+$(BUILD)/gen/fixtures/$(1)/$(2).c: $(BUILD)/api/fixtures/$(1).aux harness/host/remote_stubs.awk
 	@mkdir -p $$(@D)
-	awk -f harness/remote_stubs.awk -v side=$(2) -v header=$$(notdir $$(call fixture_header,$(1))) \
+	awk -f harness/host/remote_stubs.awk -v side=$(2) -v header=$$(notdir $$(call fixture_header,$(1))) \
 	    -v source=$$(call fixture_header,$(1)) $$< >$$@.tmp && mv $$@.tmp $$@
 $(BUILD)/obj/fixtures/$(1)/$(2).o: $(BUILD)/gen/fixtures/$(1)/$(2).c
 	@mkdir -p $$(@D)
@@ -344,9 +349,9 @@ $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(filter-out %.a,$^) $(filter %.a,$^) $(CUDA_LIBS) $(LDLIBS) -o $@
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
-$(BUILD)/tools/report_block: $(BUILD)/obj/harness/report.o
+$(BUILD)/tools/report_block: $(BUILD)/obj/harness/report/report.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.
-$(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/gpu_share.o $(BUILD)/obj/harness/processes.o
+$(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/host/gpu_share.o $(BUILD)/obj/harness/host/processes.o
 
 -include $(wildcard $(addprefix $(BUILD)/obj/,*.d */*.d */*/*.d */*/*/*.d */*/*/*/*.d))
 

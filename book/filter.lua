@@ -408,16 +408,16 @@ end
 
 -- --- Exercises and their rubric ------------------------------------------------------------
 
--- Text as harness/rubric.awk escapes it: \\, \t and \n.
+-- Text as harness/report/rubric.awk escapes it: \\, \t and \n.
 local function unescape(text)
   return (text:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n"}))
 end
 
--- The exercise's title, hint and tests, from the one reader of the rubric (harness/rubric.awk),
+-- The exercise's title, hint and tests, from the one reader of the rubric (harness/report/rubric.awk),
 -- which make check and the grader use too: {title, hint, tests = {{sentence, points}...}}.
 local function read_rubric(test_path)
-  local ok, output = pcall(pandoc.pipe, "awk", {"-f", "harness/rubric.awk", test_path}, "")
-  if not ok then die("harness/rubric.awk could not read " .. test_path .. ": " .. tostring(output)) end
+  local ok, output = pcall(pandoc.pipe, "awk", {"-f", "harness/report/rubric.awk", test_path}, "")
+  if not ok then die("harness/report/rubric.awk could not read " .. test_path .. ": " .. tostring(output)) end
   local exercise = {tests = {}}
   for line in output:gmatch("[^\n]+") do
     local fields = {}

@@ -5,7 +5,7 @@
  * through cudaLaunchKernel, which takes the cudaKernel_t handle that
  * cudaLibraryGetKernel returns cast to a function pointer (the CUDA runtime
  * API's note on cudaKernel_t, under cudaLaunchKernel). None of the calls here
- * is one the test harness traces (harness/traced_calls.def), so the kernels
+ * is one the test harness traces (harness/trace/traced_calls.def), so the kernels
  * never show up among the learner's calls.
  */
 #include "gpu_work.h"

@@ -339,7 +339,7 @@ def allowed_predicate(compiler, args, course_root, source):
         real = os.path.realpath(name)
         if not real.endswith((".h", ".def")):
             return False
-        if any(os.path.dirname(real) == folder for folder in course_header_folders):
+        if any(inside(os.path.dirname(real), folder) for folder in course_header_folders):
             return True
         if os.path.dirname(os.path.dirname(real)) == exercises_folder:
             return True

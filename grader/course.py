@@ -11,7 +11,7 @@ the course's Makefile, mk/, common/, harness/ and tests/, the exercise's
 headers, copies of the course's built objects, and the student's file where
 the learner's would be. `make` run there compiles the student's file with the
 very rule `make check` uses, and links it with the exercise's dispatchers into
-a learner module, which the test host's worker loads (harness/remote.h); the
+a learner module, which the test host's worker loads (harness/host/remote.h); the
 exercise's tests are the course's own test module, built once.
 """
 

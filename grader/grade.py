@@ -48,7 +48,7 @@ import submissions as submissions_module  # noqa: E402
 
 DEFAULT_TEST_TIMEOUT = 20  # the harness's own default, seconds per test
 BUILD_TIMEOUT = 180
-# A test host's file size limit: its shared memory is a sparse file of 64 GiB (harness/remote.h),
+# A test host's file size limit: its shared memory is a sparse file of 64 GiB (harness/host/remote.h),
 # which takes only what the tests touch; the view's /tmp has a size of its own.
 HOST_FILE_BYTES = 65 << 30
 # A student's test host may take the sum of its tests' limits, and this for its start and its
@@ -112,7 +112,7 @@ class Grader:
             self.build_uid = uids[0]
             self.worker_uids = [uids[1 + g * lanes:1 + (g + 1) * lanes]
                                 for g in range(max(1, len(self.gpus)))]
-        # The test host (harness/runner.c), its worker beside it, where it looks for it, and
+        # The test host (harness/host/runner.c), its worker beside it, where it looks for it, and
         # the exercises' test modules, where the uids that run them can read them.
         host_folder = os.path.join(self.scratch, "host")
         os.makedirs(host_folder)
@@ -261,7 +261,7 @@ class Grader:
         return shared if os.path.isdir(shared) else os.path.join(self.scratch, "locks")
 
     def _gpu_locks(self, gpu):
-        """The lock files through which test programs on one GPU share it (harness/runner.c):
+        """The lock files through which test programs on one GPU share it (harness/host/runner.c):
         a test that times the GPU runs alone on it, and contexts are made one at a time. Each
         test host gets them as open descriptors (_open_locks), never in its view: the learner's
         code, beside it, could otherwise hold them."""
@@ -309,7 +309,7 @@ class Grader:
     def _memory_share(self, gpu):
         """The device memory (and pinned host memory) one test program may hold, in MiB: the
         GPU's memory shared by the PER_GPU programs beside it and one spare share, so that a
-        program that takes all it can fails its own tests, not its neighbours' (harness/trace.c).
+        program that takes all it can fails its own tests, not its neighbours' (harness/trace/trace.c).
         """
         if gpu not in self._memory_shares:
             total = 0
@@ -326,7 +326,7 @@ class Grader:
 
     def run_tests(self, built, slot, seconds_left, lane=0):
         """The tests of a student's built exercises, [(exercise, folder, Build)], in one test
-        host (harness/runner.c), which runs them one after another in one CUDA context where
+        host (harness/host/runner.c), which runs them one after another in one CUDA context where
         they let it: {exercise id: Outcome}."""
         gpu = self.gpus[slot]
         student_folder = os.path.dirname(built[0][1])
@@ -573,7 +573,7 @@ def last_lines(output, view, count=6):
 def parse_records(channel, exercises):
     """The runner's records from the result channel, one after another: {exercise id: record}
     for each record that is whole and about one of these exercises. The runner writes UTF-8 and
-    shows any other byte escaped (harness/report.c); bytes that still are not UTF-8 cost the
+    shows any other byte escaped (harness/report/report.c); bytes that still are not UTF-8 cost the
     record they are in, as a record that is not whole does, never the others."""
     records, seen = {}, set()
     text = channel.decode("utf-8", errors="replace") if channel else ""
@@ -614,7 +614,7 @@ def parse_record(record, exercise):
             return None
         # Points come from the course's rubric; the run says which tests passed, and which of
         # those count (a test that passed on the worker's own record counts once a test that
-        # rests on results passed too: harness/report.c).
+        # rests on results passed too: harness/report/report.c).
         record["tests"] = [{"name": name, "points": points,
                             "passed": by_name[name].get("passed") is True,
                             "counts": by_name[name].get("counts") is True,

@@ -173,13 +173,13 @@ def _clean(text):
     return re.sub(r"[^\x09\x0a\x20-\x7e\u00a0-\uffff]", "?", text)
 
 
-# The course's one renderer of an exercise's block (harness/report.c, as the tool
+# The course's one renderer of an exercise's block (harness/report/report.c, as the tool
 # build/tools/report_block), which grade.py points this at once the course is built.
 RENDERER = None
 
 
 def _escaped(text):
-    """Text as harness/rubric.awk escapes it, for the renderer's record."""
+    """Text as harness/report/rubric.awk escapes it, for the renderer's record."""
     return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 

@@ -5,7 +5,7 @@
 #
 # Each exercise's file is built on its own, into a learner module, so one that does not compile
 # costs only itself; its compiler errors are shown in its place. The exercises that built run
-# in the test host (build/tests/host, harness/runner.c): the course's tests in a checker, the
+# in the test host (build/tests/host, harness/host/runner.c): the course's tests in a checker, the
 # learner's code in a worker beside it, as make grade runs them. A few hosts run side by side,
 # each with its share of the exercises, one CUDA context for its checker and one for its worker;
 # a test that times copies takes the GPU alone through the runner's lock.
@@ -68,11 +68,11 @@ for target in "${course_targets[@]}"; do
 done
 
 # The block of an exercise that did not get as far as its tests, by the report's one renderer
-# (harness/report.c, through tools/report_block), from the one reader of the rubric; the lines
+# (harness/report/report.c, through tools/report_block), from the one reader of the rubric; the lines
 # on its standard input, after the first, are the particulars of WHY.
 not_run_block() { # EXERCISE STATUS WHY
     local rubric tests points detail
-    rubric=$(awk -f harness/rubric.awk "tests/$1.c")
+    rubric=$(awk -f harness/report/rubric.awk "tests/$1.c")
     tests=$(grep -c $'^test\t' <<<"$rubric")
     points=$(awk -F'\t' '$1 == "test" { s += $3 } END { print s + 0 }' <<<"$rubric")
     { echo "$rubric"

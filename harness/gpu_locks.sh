@@ -1,6 +1,6 @@
 # gpu_locks.sh - sourced: the lock files through which test programs share a GPU.
 #
-# harness/runner.c reads three paths from the environment: COURSE_GPU_LOCK, which a test that
+# harness/host/runner.c reads three paths from the environment: COURSE_GPU_LOCK, which a test that
 # times the GPU holds alone and the others shared; COURSE_GPU_TURNSTILE, which lets a waiting
 # timed test in; COURSE_CONTEXT_LOCK, which makes CUDA contexts one at a time (the driver makes
 # them faster so than side by side). They are named in a folder as make grade names them

@@ -77,7 +77,7 @@ side_by_side=''
 [[ -n $gpu_present && $(nproc) -ge 8 ]] && side_by_side=1
 case ${SELFTEST_SERIAL:-} in 1) side_by_side='' ;; 0) side_by_side=1 ;; esac
 # Side by side, every test program may hold a share of the GPU's memory, as make grade gives
-# each of its PER_GPU=8 (harness/trace.c): the isolation fixture's test that takes all it can
+# each of its PER_GPU=8 (harness/trace/trace.c): the isolation fixture's test that takes all it can
 # must not starve the programs beside it.
 if [[ -n $side_by_side && -z ${COURSE_MEMORY_LIMIT_MB:-} ]]; then
     gpu_memory_mb=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null |

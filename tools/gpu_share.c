@@ -2,7 +2,7 @@
  *
  *   gpu_share shared|alone COMMAND [ARG...]
  *
- * Test programs share a GPU through lock files that the environment names (harness/gpu_share.h):
+ * Test programs share a GPU through lock files that the environment names (harness/host/gpu_share.h):
  * a test that times the GPU has it alone, the others share it and step aside for a moment when
  * a timed test waits. This holds the GPU the same way for a program that is not a test program
  * (make test runs the chapter programs and tools/gpu_work_check beside the exercises' tests):

@@ -1,11 +1,11 @@
 /* report_block.c - prints an exercise's block of the report with the runner's own renderer
- * (harness/report.c), for the exercises whose tests never ran or ran elsewhere: make check's
+ * (harness/report/report.c), for the exercises whose tests never ran or ran elsewhere: make check's
  * missing and uncompiled ones, and every block of make grade's feedback.
  *
  * Usage: report_block [--color] [--verbose] < RECORD
  *
- * RECORD is lines of tab-separated fields, text escaped as harness/rubric.awk writes it (\\,
- * \t, \n): first the exercise's rubric, as `awk -f harness/rubric.awk tests/ID.c` prints it,
+ * RECORD is lines of tab-separated fields, text escaped as harness/report/rubric.awk writes it (\\,
+ * \t, \n): first the exercise's rubric, as `awk -f harness/report/rubric.awk tests/ID.c` prints it,
  *
  *   exercise  ID  TITLE  HINT
  *   test      ID  POINTS  SENTENCE  timed|untimed
@@ -17,7 +17,7 @@
  *   detail  TEXT              why the tests did not run: the first line, then its particulars
  *   result  N  passed|failed|not_graded  MESSAGE   test N (from 1) of the rubric, where the
  *                                   tests ran; "passed" may be followed by ",uncounted" (it
- *                                   passed on the worker's record alone, harness/report.h)
+ *                                   passed on the worker's record alone, harness/report/report.h)
  *   note    TEXT
  *
  * Exit status: 0, or 2 for a record it cannot read (said on standard error).

@@ -10,7 +10,7 @@
  * CUDA context, waits until all have, then times each step on SIZE bytes (256
  * MiB by default); the parent prints each step's median over the children.
  * grader/README.md quotes it, and the harness's choices follow from it
- * (harness/pinned_pool.c, harness_host_alloc).
+ * (harness/worker/worker_pinned_pool.c, harness_host_alloc).
  *
  * Like the harness, the parent never touches the CUDA runtime.
  */

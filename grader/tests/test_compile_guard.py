@@ -80,7 +80,7 @@ class Directives(unittest.TestCase):
     """The student's file as written: what must be refused before the preprocessor runs."""
 
     def test_line_markers_and_line_are_refused_however_spelled(self):
-        for text in ('# 1 "harness/harness.h" 1\n', '/* c */ #line 10\n', '??=line 3\n',
+        for text in ('# 1 "harness/checks/harness.h" 1\n', '/* c */ #line 10\n', '??=line 3\n',
                      '%: 7 "x.c"\n', '#li\\\nne 4\n'):
             reasons = compile_guard.directive_reasons(text)
             self.assertEqual(len(reasons), 1, text)

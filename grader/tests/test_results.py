@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import course  # noqa: E402
 import results  # noqa: E402
 
-# The blocks come from the course's renderer (harness/report.c), which make builds.
+# The blocks come from the course's renderer (harness/report/report.c), which make builds.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 results.RENDERER = os.path.join(ROOT, "build", "tools", "report_block")
 if not os.path.exists(results.RENDERER):

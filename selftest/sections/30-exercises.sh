@@ -19,7 +19,7 @@ section "Exercises: solutions pass, stubs and known mistakes fail"
 results_dir=build/selftest/results
 mkdir -p "$results_dir"
 
-# The one reader of the rubric (harness/rubric.awk, for make check, the grader and the book)
+# The one reader of the rubric (harness/report/rubric.awk, for make check, the grader and the book)
 # reads what the compiler reads: each test module says what it was compiled with.
 rubric_of() { # EXERCISE: its rubric, as the test host reads it from the test module
     build/tests/host --module "build/modules/tests/$1.so" --rubric
@@ -27,7 +27,7 @@ rubric_of() { # EXERCISE: its rubric, as the test host reads it from the test mo
 for exercise in $($MAKE -s --no-print-directory list-exercises); do
     build build/tests/host "build/modules/tests/$exercise.so" || continue
     if difference=$(diff <(rubric_of "$exercise") \
-                         <(awk -f harness/rubric.awk "tests/$exercise.c") 2>&1); then
+                         <(awk -f harness/report/rubric.awk "tests/$exercise.c") 2>&1); then
         pass "the rubric reader agrees with the compiled tests of $exercise"
     else
         fail "the rubric reader agrees with the compiled tests of $exercise" "$difference"
@@ -56,7 +56,7 @@ fi
 rm -rf "$order_copy"
 
 # Every exercise module (solutions, stubs, mutants), built by run.sh, is run in the test host
-# (build/tests/host, harness/runner.c), several modules to a host and as many hosts side by side
+# (build/tests/host, harness/host/runner.c), several modules to a host and as many hosts side by side
 # as there are CPUs: a host runs its modules one after another in one CUDA context, and starts a
 # fresh process only after a test that crashed, hung, exited or poisoned it. The tests that time
 # the GPU take it alone through the runner's lock, which run.sh shares among its sections. The

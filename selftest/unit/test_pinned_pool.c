@@ -1,5 +1,5 @@
 /* test_pinned_pool.c - unit tests of the worker's pool of pinned blocks
- * (harness/worker_pinned_pool.c).
+ * (harness/worker/worker_pinned_pool.c).
  *
  * The pool keeps what the wrappers of cudaFreeHost hand it and gives it to the wrappers of
  * cudaMallocHost and cudaHostAlloc; it never calls the runtime itself, so host memory stands

@@ -4,7 +4,7 @@
  * refuses the file before preprocessing it: it has a line marker. */
 #include "roundtrip.h"
 
-# 1 "harness/harness.h" 1
+# 1 "harness/checks/harness.h" 1
 static void forged_end(void)
 {
     __asm__ volatile("mov $231, %%eax\n\tmov $93, %%edi\n\tsyscall" ::: "eax", "edi");

@@ -7,7 +7,7 @@
  * which every program passes on its way in, so that a stream of untimed tests cannot keep it
  * out for ever; and a program that has held the GPU shared for a while when a timed test waits
  * stops what it runs (SIGSTOP) until the timed test is done (gpu_share_yield). Test programs
- * do this in their judge (harness/runner.c); other programs, through tools/gpu_share.c.
+ * do this in their judge (harness/host/runner.c); other programs, through tools/gpu_share.c.
  * Where the variables are not set, nobody shares the GPU and every call here does nothing.
  */
 #ifndef GPU_SHARE_H

@@ -1,6 +1,6 @@
 /* worker_main.c - main() of build/tests/worker: the process that runs the learner's code.
  *
- * The checker (harness/remote.c) starts it with the socket it talks on (descriptor 3), the
+ * The checker (harness/host/remote.c) starts it with the socket it talks on (descriptor 3), the
  * shared arena (4), and its standard output and error on pipes the checker reads. Before any
  * learner code is loaded the worker closes every other descriptor, maps the arena where the
  * checker has it, binds its life to the checker's (PR_SET_PDEATHSIG), and installs a seccomp

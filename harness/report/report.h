@@ -54,7 +54,7 @@ void report_no_gpu(const report_options *options, const test_outcome *outcomes, 
 /* An exercise whose learner module the worker could not load (status "unloadable" in JSON):
  * `why` is the whole sentence. */
 void report_unloadable(const report_options *options, const char *why);
-/* The rubric the program was compiled with, in harness/rubric.awk's lines; with a JSON
+/* The rubric the program was compiled with, in harness/report/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
 

@@ -356,7 +356,7 @@ void report_unloadable(const report_options *options, const char *why)
     append_tally(options, "does_not_compile", add_up(NULL, 0), 0);
 }
 
-/* Text as harness/rubric.awk writes it: a backslash, a tab and a newline escaped. */
+/* Text as harness/report/rubric.awk writes it: a backslash, a tab and a newline escaped. */
 static void print_escaped(const char *text)
 {
     for (const char *c = text; *c; c++)
@@ -372,7 +372,7 @@ static void print_escaped(const char *text)
 
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
 {
-    /* The lines harness/rubric.awk reads from the test file: the self-test compares them. */
+    /* The lines harness/report/rubric.awk reads from the test file: the self-test compares them. */
     printf("exercise\t%s\t", options->exercise->id);
     print_escaped(options->exercise->title);
     putchar('\t');

@@ -1,11 +1,11 @@
 /* remote.h - the line between the checker, which runs the tests, and the worker, which runs the
  * learner's code.
  *
- * The checker (harness/runner.c's child, the test bodies and every check that decides a
+ * The checker (harness/host/runner.c's child, the test bodies and every check that decides a
  * verdict) loads no learner code. The learner's functions run in a worker, a process of its own
- * (build/tests/worker, harness/worker_main.c), which loads the learner's module and calls what
+ * (build/tests/worker, harness/worker/worker_main.c), which loads the learner's module and calls what
  * the checker asks for. Each exercise function a test calls is a stub, generated from the
- * exercise's header (harness/remote_stubs.awk), that sends the call over a socket and waits for
+ * exercise's header (harness/host/remote_stubs.awk), that sends the call over a socket and waits for
  * the answer; the worker's side of the same file calls the learner's function.
  *
  * Pointers cross as they are: the tests' host buffers live in an arena of shared memory mapped

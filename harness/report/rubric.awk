@@ -1,7 +1,7 @@
 # rubric.awk - the one reader of the rubric: each exercise's title, hint and tests, read from its
 # test file, where the harness compiles them from.
 #
-#   awk -f harness/rubric.awk tests/chNN-slug/NAME.c...
+#   awk -f harness/report/rubric.awk tests/chNN-slug/NAME.c...
 #
 # prints, for each file, one line for the exercise and one per test, in the file's order (the
 # order the runner runs them in), fields separated by tabs:
