@@ -49,6 +49,9 @@ import subprocess
 import sys
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guard_directives import directive_reasons, logical_lines  # noqa: E402,F401
+
 FORBIDDEN_WORDS = {
     "asm": "inline assembly (asm)",
     "__asm": "inline assembly (__asm)",
@@ -110,79 +113,6 @@ def unescape(name):
     return re.sub(r"\\([0-7]{3}|.)",
                   lambda m: chr(int(m.group(1), 8)) if len(m.group(1)) == 3 else m.group(1),
                   name)
-
-
-TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}",
-             "-": "~"}
-
-
-def logical_lines(source):
-    """The source's lines as the preprocessor sees them: trigraphs (on in -std=c11) replaced,
-    backslash-newlines joined, comments a space, string and character literals kept."""
-    text = re.sub(r"\?\?([=/'()!<>-])", lambda m: TRIGRAPHS[m.group(1)], source)
-    text = re.sub(r"\\[ \t]*\r?\n", "", text)
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            end = i + 1
-            while end < n and text[end] not in (c, "\n"):
-                end += 2 if text[end] == "\\" else 1
-            out.append(text[i:end + 1])
-            i = end + 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            out.append(" ")
-            i = n if end < 0 else end + 2
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out).splitlines()
-
-
-DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(\w*)\s*(.*)$")
-
-
-def directive_reasons(source):
-    """Reasons to refuse, from the student's file as written, before the preprocessor runs."""
-    reasons = []
-
-    def refuse(reason):
-        if reason not in reasons:
-            reasons.append(reason)
-
-    for line in logical_lines(source):
-        directive = DIRECTIVE.match(line)
-        if not directive:
-            continue
-        name, operand = directive.group(1), directive.group(2).strip()
-        if (name.isdigit() or name == "line") and not any("#line" in r for r in reasons):
-            refuse("it has a line marker or #line (%s), which gives its lines another file's "
-                   "name or number and would hide them from the grader's checks"
-                   % line.strip()[:80])
-        elif name in ("ident", "sccs"):
-            refuse("it uses #%s, which copies a string into the object" % name)
-        elif name in ("include", "include_next", "import"):
-            header = re.match(r'^(?:"([^"]*)"|<([^>]*)>)', operand)
-            if name != "include":
-                refuse("it uses #%s: write #include and the header's name" % name)
-            elif not header:
-                refuse("it includes a file whose name a macro builds (#include %s): write the "
-                       "header's name out, in quotes or angle brackets" % operand[:60])
-            else:
-                named = header.group(1) or header.group(2) or ""
-                if named.startswith("/") or ".." in named.split("/"):
-                    refuse("it includes %s: an absolute path or one that climbs with .. is not "
-                           "a header an exercise may use (system headers and the course's "
-                           "headers, by their names, are)" % named)
-                elif not named.endswith(".h"):
-                    refuse("it includes %s, which is no header: an exercise's file may include "
-                           "headers (.h) alone. A C file included in it, itself or another "
-                           "exercise's, would hide its text from the grader's checks" % named)
-    return reasons
 
 
 def attribute_reasons(text):

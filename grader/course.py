@@ -205,3 +205,18 @@ def clean_make_env(extra=None):
            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE")}
     env.update(extra or {})
     return env
+
+
+def compiler_errors(output, view):
+    """The compiler's and linker's first messages, as check.sh shows them."""
+    text = output.decode("utf-8", errors="replace").replace(view.rstrip("/") + "/", "")
+    lines = [line for line in text.splitlines()
+             if any(w in line for w in ("error", "warning", "note", "undefined reference"))
+             and not line.startswith(("make", "grader:"))]
+    return "\n".join(lines[:12])
+
+
+def last_lines(output, view, count=6):
+    """The end of a build's output, when it holds no compiler message to show."""
+    text = output.decode("utf-8", errors="replace").replace(view.rstrip("/") + "/", "")
+    return [line for line in text.splitlines() if line.strip()][-count:]

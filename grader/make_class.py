@@ -101,6 +101,31 @@ def sample_files(name):
 
 # --- The self-test's class ------------------------------------------------------------------
 
+def write_hostile_samples(dest):
+    """The hostile samples of selftest/submissions/, some as archives, the rest as folders;
+    their rows of expected.tsv are read from there."""
+    expected = []
+    packing = {"hostile-does-not-compile": "zip", "hostile-crash": "tar",
+               "hostile-constructor": "zip-top"}
+    # Solutions some samples hand in beside their own file: their points must not suffer from it.
+    beside = {"hostile-stray-byte": ["ch01-memory/directions"]}
+    for name in hostile_samples():
+        files = sample_files(name)
+        for exercise in beside.get(name, []):
+            files[exercise + ".c"] = read("solutions", exercise + ".c")
+        how = packing.get(name, "folder")
+        if how == "zip":
+            write_zip(dest, name, {"exercises/" + p: d for p, d in files.items()})
+        elif how == "zip-top":
+            write_zip(dest, name, files, top=name)
+        elif how == "tar":
+            write_tar(dest, name, files, top="submission")
+        else:
+            write_folder(dest, name, files)
+        expected.append((name, "*", "0", "missing", "-"))
+    return expected
+
+
 def sample_class(dest):
     exercises = course_exercises()
     os.makedirs(dest)
@@ -159,25 +184,7 @@ def sample_class(dest):
               suffix=".tgz", extra=(link, device))
     expected.append(("hostile-bad-archive", "*", "0", "missing", "not a regular file"))
 
-    # The hostile samples: some as archives, the rest as folders.
-    packing = {"hostile-does-not-compile": "zip", "hostile-crash": "tar",
-               "hostile-constructor": "zip-top"}
-    # Solutions some samples hand in beside their own file: their points must not suffer from it.
-    beside = {"hostile-stray-byte": ["ch01-memory/directions"]}
-    for name in hostile_samples():
-        files = sample_files(name)
-        for exercise in beside.get(name, []):
-            files[exercise + ".c"] = read("solutions", exercise + ".c")
-        how = packing.get(name, "folder")
-        if how == "zip":
-            write_zip(dest, name, {"exercises/" + p: d for p, d in files.items()})
-        elif how == "zip-top":
-            write_zip(dest, name, files, top=name)
-        elif how == "tar":
-            write_tar(dest, name, files, top="submission")
-        else:
-            write_folder(dest, name, files)
-        expected.append((name, "*", "0", "missing", "-"))
+    expected += write_hostile_samples(dest)
     with open(os.path.join(SAMPLES, "expected.tsv")) as f:
         expected += [tuple(line.rstrip("\n").split("\t")) for line in f
                      if line.strip() and not line.startswith("#")]

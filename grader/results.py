@@ -389,3 +389,61 @@ def _students(count):
 def _duration(seconds):
     minutes, seconds = divmod(int(math.ceil(seconds)), 60)
     return "%dm%02ds" % (minutes, seconds) if minutes else "%ds" % seconds
+
+
+def parse_records(channel, exercises):
+    """The runner's records from the result channel, one after another: {exercise id: record}
+    for each record that is whole and about one of these exercises. The runner writes UTF-8 and
+    shows any other byte escaped (harness/report/report.c); bytes that still are not UTF-8 cost the
+    record they are in, as a record that is not whole does, never the others."""
+    records, seen = {}, set()
+    text = channel.decode("utf-8", errors="replace") if channel else ""
+    decoder = json.JSONDecoder()
+    at = 0
+    by_id = {exercise.id: exercise for exercise in exercises}
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return records
+        try:
+            record, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return records
+        exercise = by_id.get(record.get("exercise")) if isinstance(record, dict) else None
+        if exercise is None:
+            continue
+        if exercise.id in seen:  # the runner writes one: a second is forged, and so is the first
+            records.pop(exercise.id, None)
+            continue
+        seen.add(exercise.id)
+        record = parse_record(record, exercise)
+        if record is not None:
+            records[exercise.id] = record
+
+
+def parse_record(record, exercise):
+    """One record of the runner's, checked against the exercise's rubric; None if unsound."""
+    if record.get("status") == "unloadable":
+        record["note"] = str(record.get("note", ""))[:2048]
+        record["tests"], record["printed_bytes"] = [], 0
+    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu", "not_graded"):
+        return None
+    else:
+        by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}
+        if set(by_name) != {name for name, _ in exercise.tests}:
+            return None
+        # Points come from the course's rubric; the run says which tests passed, and which of
+        # those count (a test that passed on the worker's own record counts once a test that
+        # rests on results passed too: harness/report/report.c).
+        record["tests"] = [{"name": name, "points": points,
+                            "passed": by_name[name].get("passed") is True,
+                            "counts": by_name[name].get("counts") is True,
+                            "not_graded": by_name[name].get("not_graded") is True,
+                            "message": str(by_name[name].get("message", ""))[:8192]}
+                           for name, points in exercise.tests]
+    if not isinstance(record.get("printed_bytes"), int):
+        record["printed_bytes"] = 0
+    seconds = record.get("seconds", 0)
+    record["seconds"] = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+    return record

@@ -36,7 +36,6 @@ sandbox-mounts.sh), and the uid per worker as root.
 
 import glob
 import os
-import pwd
 import shutil
 import signal
 import subprocess
@@ -45,6 +44,9 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from machine import kill_session, processes_where, unused_uids  # noqa: E402,F401
 # Where grader/install-deps.sh unpacks packages without root.
 LOCAL_ROOT = os.path.join(os.path.dirname(HERE), ".deps", "root")
 MOUNTS_SCRIPT = os.path.join(HERE, "sandbox-mounts.sh")
@@ -130,49 +132,46 @@ class RunResult:
         self.seconds = 0.0
 
 
-def unused_uids(count, start):
-    """`count` consecutive uids from `start` up that no account uses."""
-    uid = start
-    while True:
-        block = list(range(uid, uid + count))
-        taken = [u for u in block if _uid_in_use(u)]
-        if not taken:
-            return block
-        uid = taken[-1] + 1
+class _Collected:
+    """A run's output and its result channel, read by threads of their own as the program runs:
+    the first keep_output bytes of the output kept (all of it counted), 4 MiB of the channel."""
 
+    def __init__(self, process, channel_fd, keep_output):
+        self.output, self.channel, self.keep, self.bytes = [], [], keep_output, 0
+        self.readers = [threading.Thread(target=self._drain, args=(process.stdout,), daemon=True)]
+        if channel_fd is not None:
+            self.readers.append(threading.Thread(target=self._read_channel, args=(channel_fd,),
+                                                 daemon=True))
+        for reader in self.readers:
+            reader.start()
 
-def _uid_in_use(uid):
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        return False
+    def _drain(self, stream):
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            if sum(len(c) for c in self.output) < self.keep:
+                self.output.append(chunk)
 
+    def _read_channel(self, fd):
+        with os.fdopen(fd, "rb") as f:
+            while True:
+                chunk = f.read(65536)
+                if not chunk:
+                    break
+                if sum(len(c) for c in self.channel) < (4 << 20):
+                    self.channel.append(chunk)
 
-def processes_where(predicate):
-    """pids of the processes whose /proc/PID/stat fields satisfy predicate(fields, uid)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            uid = os.stat("/proc/" + entry).st_uid
-        except (OSError, IndexError):
-            continue
-        if predicate(fields, uid):
-            found.append(int(entry))
-    return found
-
-
-def kill_session(session):
-    """Kills every process of a session, whatever its process group."""
-    for pid in processes_where(lambda fields, uid: fields[3] == str(session)):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    def finish(self, result):
+        """Into result, once the run is over: everything it started has gone once nothing holds
+        its output open."""
+        for reader in self.readers:
+            reader.join(timeout=10)
+        result.output_bytes = self.bytes
+        result.output = b"".join(self.output)[:self.keep]
+        if len(self.readers) > 1:
+            result.channel = b"".join(self.channel) if not self.readers[1].is_alive() else None
 
 
 class Confinement:
@@ -342,33 +341,7 @@ class Confinement:
                         os.close(fd)
             self._active.add(process)
 
-        output = []
-        channel = []
-
-        def drain():
-            while True:
-                chunk = process.stdout.read1(65536) if hasattr(process.stdout, "read1") \
-                    else process.stdout.read(65536)
-                if not chunk:
-                    break
-                result.output_bytes += len(chunk)
-                if sum(len(c) for c in output) < keep_output:
-                    output.append(chunk)
-
-        def read_channel():
-            with os.fdopen(read_end, "rb") as f:
-                while True:
-                    chunk = f.read(65536)
-                    if not chunk:
-                        break
-                    if sum(len(c) for c in channel) < (4 << 20):
-                        channel.append(chunk)
-
-        readers = [threading.Thread(target=drain, daemon=True)]
-        if result_channel:
-            readers.append(threading.Thread(target=read_channel, daemon=True))
-        for reader in readers:
-            reader.start()
+        collected = _Collected(process, read_end if result_channel else None, keep_output)
         try:
             result.returncode = process.wait(timeout=max(timeout, 1))
         except subprocess.TimeoutExpired:
@@ -378,13 +351,8 @@ class Confinement:
             result.returncode = process.wait()
             with self._lock:
                 self._active.discard(process)
-        # Everything the run started has gone once nothing holds its output open.
-        for reader in readers:
-            reader.join(timeout=10)
+        collected.finish(result)
         result.seconds = time.monotonic() - started
-        result.output = b"".join(output)[:keep_output]
-        if result_channel:
-            result.channel = b"".join(channel) if not readers[1].is_alive() else None
         process.stdout.close()
         return result
 

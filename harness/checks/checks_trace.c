@@ -1,8 +1,12 @@
-/* checks_trace.c - reading the trace by position, events, and failures injected in turn. */
+/* checks_trace.c - reading the trace: by position and event, what was released and how, the
+ * calls summarised for a diagnostic, the copies' sizes and directions, and failures injected in
+ * turn. */
 #include "harness.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 size_t trace_position(const traced_call *call)
 {
@@ -115,4 +119,227 @@ static void check_every_failure(const char *function_name, traced_action action,
                       description, busy_ms, WAITED_DELAY_MS, trace_summary());
         expect_everything_released(description);
     }
+}
+
+void harness_append_text(char *summary, size_t size, size_t *used, const char *format, ...)
+{
+    if (*used >= size)
+        return;
+    va_list arguments;
+    va_start(arguments, format);
+    int written = vsnprintf(summary + *used, size - *used, format, arguments);
+    va_end(arguments);
+    *used += written > 0 ? (size_t)written : 0;
+}
+
+/* Whether the call at `index` gives back a handle that an earlier call, since its last
+ * acquisition, already gave back; that earlier release goes in *first. */
+static bool released_before(size_t index, size_t *first)
+{
+    const traced_call *release = trace_get(index);
+    trace_resource resource = traced_function_resource(release->function);
+    for (size_t j = index; j-- > 0;) {
+        const traced_call *earlier = trace_get(j);
+        if (earlier->handle != release->handle || earlier->result != cudaSuccess ||
+            traced_function_resource(earlier->function) != resource)
+            continue;
+        *first = j;
+        return traced_function_role(earlier->function) == ROLE_RELEASE;
+    }
+    return false;
+}
+
+/* The first release after the acquisition at `index` that was given its handle but gives back
+ * another resource (cudaFree of pinned memory, cudaFreeHost of device memory); NULL if none. */
+static const traced_call *other_release_of(size_t index)
+{
+    const traced_call *acquired = trace_get(index);
+    const trace_resource resource = traced_function_resource(acquired->function);
+    for (size_t j = index + 1; j < trace_count(); j++) {
+        const traced_call *later = trace_get(j);
+        if (later->handle == acquired->handle &&
+            traced_function_role(later->function) == ROLE_RELEASE &&
+            traced_function_resource(later->function) != resource)
+            return later;
+    }
+    return NULL;
+}
+
+void expect_everything_released(const char *function_name)
+{
+    for (size_t i = 0; i < trace_count(); i++) {
+        const traced_call *call = trace_get(i);
+        trace_resource resource = traced_function_resource(call->function);
+        if (resource == RESOURCE_NONE || call->handle == NULL)
+            continue;
+        const char *acquired_with = traced_function_name(call->function);
+        /* A second release is a mistake whether or not the runtime noticed it. */
+        if (traced_function_role(call->function) == ROLE_RELEASE && !call->injected) {
+            size_t first = 0;
+            ck_assert_msg(!released_before(i, &first),
+                          "%s gave back the same %s twice: call %zu (%s) released it, then call "
+                          "%zu (%s) again%s. After the first release it is no longer yours (the "
+                          "runtime may already have handed it to someone else): release each "
+                          "thing exactly once, and on an error path only what was acquired. "
+                          "The calls:%s",
+                          function_name, resource_words(resource), first + 1,
+                          traced_function_name(trace_get(first)->function), i + 1, acquired_with,
+                          call->result != cudaSuccess ? ", which the runtime refused" : "",
+                          trace_summary());
+            continue;
+        }
+        if (call->result != cudaSuccess)
+            continue;
+        bool released = false;
+        for (size_t j = i + 1; j < trace_count() && !released; j++) {
+            const traced_call *later = trace_get(j);
+            released = later->handle == call->handle && later->result == cudaSuccess &&
+                       traced_function_role(later->function) == ROLE_RELEASE &&
+                       traced_function_resource(later->function) == resource;
+        }
+        if (released)
+            continue;
+        /* Given back, but to the call that releases something else (cudaFree of pinned memory). */
+        const traced_call *other = other_release_of(i);
+        if (other != NULL)
+            ck_abort_msg("%s gave %s from %s to %s, which gives back %s, not %s: release it "
+                         "with %s, the partner of %s. The calls:%s",
+                         function_name, resource_words(resource), acquired_with,
+                         traced_function_name(other->function),
+                         resource_words(traced_function_resource(other->function)),
+                         resource_words(resource), resource_release_call(resource), acquired_with,
+                         trace_summary());
+        if (call->bytes)
+            ck_abort_msg("%s %s %zu bytes with %s and returned without %s on that pointer: "
+                         "every allocation needs its free, on the error paths too",
+                         function_name,
+                         resource == RESOURCE_REGISTRATION ? "registered" : "allocated",
+                         call->bytes, acquired_with, resource_release_call(resource));
+        ck_abort_msg("%s created %s with %s and returned without %s on it: it holds driver "
+                     "resources until it is given back, so release everything you create, on the "
+                     "error paths too. The calls:%s",
+                     function_name, resource_words(resource), acquired_with,
+                     resource_release_call(resource), trace_summary());
+    }
+}
+
+/* One call, as the summary shows it: "cudaMemcpy(4096 bytes, ...) -> cudaSuccess". */
+static void describe_call(const traced_call *call, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    harness_append_text(text, size, &used, "%s", traced_function_name(call->function));
+    if (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync)
+        harness_append_text(text, size, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
+                            memcpy_kind_name(call->kind), memory_location_name(call->src_location),
+                            memory_location_name(call->dst_location));
+    else if (call->bytes)
+        harness_append_text(text, size, &used, "(%zu bytes)", call->bytes);
+    if (call->flags)
+        harness_append_text(text, size, &used, " flags 0x%x", call->flags);
+    if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
+        call->function != TRACED_cudaStreamCreateWithFlags)
+        harness_append_text(text, size, &used, " on a stream");
+    harness_append_text(text, size, &used, " -> %s%s", cudaGetErrorName(call->result),
+                        call->injected     ? " (injected by the test)"
+                        : call->over_limit ? " (over the memory a test program may hold here)"
+                                           : "");
+}
+
+const char *trace_summary(void)
+{
+    static char summary[4096];
+    const size_t room = sizeof summary - 160; /* kept for the last line */
+    size_t used = 0, shown = 0;
+    summary[0] = '\0';
+    /* A run of calls that read the same (a copy per element, say) is one line with its count. */
+    char line[512], next[512];
+    while (shown < trace_count() && used < room) {
+        describe_call(trace_get(shown), line, sizeof line);
+        size_t same = 1;
+        while (shown + same < trace_count()) {
+            describe_call(trace_get(shown + same), next, sizeof next);
+            if (strcmp(next, line) != 0)
+                break;
+            same++;
+        }
+        if (same > 2)
+            harness_append_text(summary, room, &used, "\n  %zu-%zu. %s, %zu times", shown + 1,
+                                shown + same, line, same);
+        else
+            for (size_t i = 0; i < same; i++)
+                harness_append_text(summary, room, &used, "\n  %zu. %s", shown + i + 1, line);
+        shown += same;
+    }
+    size_t unshown = trace_count() - shown + trace_dropped();
+    if (trace_count() == 0 && unshown == 0)
+        snprintf(summary, sizeof summary, " none");
+    else if (unshown > 0)
+        harness_append_text(
+            summary, sizeof summary, &used, "\n  ... and %zu more call%s%s", unshown,
+            unshown == 1 ? "" : "s",
+            trace_dropped() ? " (more than the trace keeps: the code made a great many)" : "");
+    return summary;
+}
+
+static const char *direction_words(enum cudaMemcpyKind kind)
+{
+    switch (kind) {
+    case cudaMemcpyHostToDevice: return "from host to device";
+    case cudaMemcpyDeviceToHost: return "from device to host";
+    case cudaMemcpyDeviceToDevice: return "from device to device";
+    case cudaMemcpyHostToHost: return "from host to host";
+    default: return "in the direction its pointers say";
+    }
+}
+
+const char *describe_kind_mismatch(size_t nth, const char *what, const traced_call *call)
+{
+    static char sentence[512];
+    snprintf(sentence, sizeof sentence,
+             "cudaMemcpy number %zu%s%s%s copies from %s to %s but says %s: the kind must name the "
+             "direction the data moves, here %s (or cudaMemcpyDefault, which infers it)",
+             nth, what ? " (" : "", what ? what : "", what ? ")" : "",
+             memory_location_name(call->src_location), memory_location_name(call->dst_location),
+             memcpy_kind_name(call->kind),
+             memcpy_kind_name(memcpy_kind_for(call->dst_location, call->src_location)));
+    return sentence;
+}
+
+void expect_memcpy(size_t nth, size_t expected_bytes, size_t element_size,
+                   enum cudaMemcpyKind expected_direction, const char *what)
+{
+    const traced_call *call = trace_nth(TRACED_cudaMemcpy, nth);
+    ck_assert_msg(call != NULL,
+                  "expected cudaMemcpy number %zu (%s), but only %zu were made. The calls were:%s",
+                  nth, what, trace_count_of(TRACED_cudaMemcpy), trace_summary());
+    if (call->bytes != expected_bytes) {
+        if (element_size > 1 && call->bytes * element_size == expected_bytes)
+            ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes, which is the "
+                         "number of elements: cudaMemcpy's count is in bytes, so pass "
+                         "n * sizeof(element) = %zu",
+                         nth, what, call->bytes, expected_bytes);
+        if (call->bytes == sizeof(void *))
+            ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes, the size of a "
+                         "pointer: sizeof applied to a pointer gives the pointer's size, not the "
+                         "buffer's. It should move %zu bytes, n * sizeof(element)",
+                         nth, what, call->bytes, expected_bytes);
+        ck_abort_msg("cudaMemcpy number %zu (%s) was asked for %zu bytes; it should move %zu", nth,
+                     what, call->bytes, expected_bytes);
+    }
+    const bool into_managed = call->dst_location == LOCATION_MANAGED;
+    ck_assert_msg(!into_managed && call->src_location != LOCATION_MANAGED,
+                  "cudaMemcpy number %zu (%s) copies %s managed memory (cudaMallocManaged), which "
+                  "the runtime moves between host and GPU by itself: this copy is about device "
+                  "memory from cudaMalloc, which only the GPU can reach, so allocate it with "
+                  "cudaMalloc",
+                  nth, what, into_managed ? "into" : "from");
+    enum cudaMemcpyKind actual = memcpy_kind_for(call->dst_location, call->src_location);
+    ck_assert_msg(actual == expected_direction,
+                  "cudaMemcpy number %zu (%s) copies from %s to %s, but this copy should go %s: "
+                  "the destination is the first argument, the source the second",
+                  nth, what, memory_location_name(call->src_location),
+                  memory_location_name(call->dst_location), direction_words(expected_direction));
+    ck_assert_msg(call->kind == actual || call->kind == cudaMemcpyDefault, "%s",
+                  describe_kind_mismatch(nth, what, call));
 }

@@ -78,6 +78,10 @@ void *harness_host_alloc(size_t bytes);    /* pageable host memory the learner's
 void *harness_pinned_alloc(size_t bytes);  /* the same, pinned (in both processes) */
 void *harness_private_alloc(size_t bytes); /* the checker's alone: what results are compared with */
 void *harness_device_alloc(size_t bytes);  /* the worker's device memory */
+/* The checker's, after each test (checker_main.c): the test's buffers given back, and the
+ * patterns it filled them with forgotten (harness_results.c). */
+void harness_release_buffers(void);
+void harness_forget_fills(void);
 void harness_device_free(void *d_buffer);  /* early, for a large buffer */
 void harness_host_free(void *h_buffer);    /* early, for a large buffer */
 /* The checker's own copy, with device buffers of the test's at either end; reading the device

@@ -1,4 +1,5 @@
-/* remote.c - in the checker: the worker that runs the learner's code, and every call across.
+/* remote.c - in the checker: every call across to the worker that runs the learner's code (its
+ * life is remote_worker.c's).
  *
  * The worker (worker_main.c) is started on first need, by posix_spawn (a fresh program: CUDA
  * does not survive fork, and the checker has a context of its own), and used for one test
@@ -16,503 +17,37 @@
  * thread asks the device every few milliseconds how much the worker holds, whatever allocated
  * it, and ends the worker as soon as it holds more than its share.
  */
-#define _GNU_SOURCE /* pipe2, F_DUPFD_CLOEXEC */
+#define _GNU_SOURCE
 #include "checker.h"
-#include "io.h"
 #include "device_memory.h"
-#include "gpu_share.h"
 #include "harness.h"
+#include "io.h"
 #include "processes.h"
+#include "remote_worker.h"
 #include "report.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-#define OUTPUT_KEPT 2048     /* bytes of a test's own output kept for its diagnostic */
-#define WORKER_START_S 120.0 /* making a context can take a second when many ask at once */
-#define ALONE_LIMIT_S 5.0    /* the learner's code, while a timed test has the GPU alone */
-#define MAX_EXERCISES 256
 #define MAX_DEVICE_BUFFERS 256
-#define WATCH_INTERVAL_NS (20 * 1000 * 1000)
-#define DEVICE_SLACK ((unsigned long long)192 << 20) /* what a context's own use may grow by */
-
-static struct {
-    pid_t pid;
-    int socket, output;
-    bool loaded[MAX_EXERCISES];
-    unsigned long long baseline; /* device memory it held once ready, where NVML says */
-} worker = {0, -1, -1, {false}, 0};
-
-static int workers_started;
-static bool lost_in_this_test; /* the worker ended in the middle of the running test */
-
-int remote_workers_started(void)
-{
-    return workers_started;
-}
-
-/* --- What the worker prints ------------------------------------------------------------------ */
-
-static struct {
-    char text[OUTPUT_KEPT + 1];
-    size_t length, dropped;
-} output;
-static size_t printed_total;
-
-static void keep_output(const char *data, size_t size)
-{
-    if (size >= OUTPUT_KEPT) {
-        output.dropped += output.length + size - OUTPUT_KEPT;
-        memcpy(output.text, data + size - OUTPUT_KEPT, OUTPUT_KEPT);
-        output.length = OUTPUT_KEPT;
-    } else {
-        size_t keep = output.length + size > OUTPUT_KEPT ? OUTPUT_KEPT - size : output.length;
-        output.dropped += output.length - keep;
-        memmove(output.text, output.text + output.length - keep, keep);
-        memcpy(output.text + keep, data, size);
-        output.length = keep + size;
-    }
-    output.text[output.length] = '\0';
-}
-
-/* Reads what the worker printed that is there now; false at its end. */
-static bool drain_output(void)
-{
-    char buffer[65536];
-    while (worker.output >= 0) {
-        ssize_t got = read(worker.output, buffer, sizeof buffer);
-        if (got > 0) {
-            printed_total += (size_t)got;
-            keep_output(buffer, (size_t)got);
-            continue;
-        }
-        return !(got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR));
-    }
-    return false;
-}
-
-const char *remote_test_output(size_t *dropped)
-{
-    (void)drain_output();
-    *dropped = output.dropped;
-    /* The kept end may begin inside a character: from the next one on. */
-    size_t skip = 0;
-    while (output.dropped && skip < 3 && ((unsigned char)output.text[skip] & 0xC0) == 0x80)
-        skip++;
-    return output.text + skip;
-}
-
-size_t remote_printed_bytes(void)
-{
-    return printed_total;
-}
-
-void remote_test_begin(void)
-{
-    printed_total = 0;
-    output.length = output.dropped = 0;
-    output.text[0] = '\0';
-}
-
-/* --- The device's word on the worker's memory ------------------------------------------------ */
-
-static struct {
-    bool on;
-    unsigned long long limit; /* COURSE_MEMORY_LIMIT_MB, the learner's share */
-    unsigned long long test_buffers; /* the test's own device buffers in the worker, now */
-    volatile pid_t watched;
-    volatile unsigned long long over; /* what it held when it was stopped; 0 if never */
-    pthread_t thread;
-    bool thread_started;
-} watch;
-
-static unsigned long long allowed_now(void)
-{
-    return worker.baseline + watch.limit + watch.test_buffers + DEVICE_SLACK;
-}
-
-static void *watch_worker(void *unused)
-{
-    (void)unused;
-    for (;;) {
-        nanosleep(&(struct timespec){0, WATCH_INTERVAL_NS}, NULL);
-        const pid_t pid = watch.watched;
-        unsigned long long held = 0;
-        if (pid > 0 && watch.over == 0 && device_memory_of(pid, &held) && held > allowed_now()) {
-            watch.over = held;
-            kill(pid, SIGKILL);
-        }
-    }
-    return NULL;
-}
-
-/* Where make grade shares the device's memory out and NVML can say what a process holds. */
-static void start_watch(void)
-{
-    static bool tried;
-    if (tried || !checker.use_cuda)
-        return;
-    tried = true;
-    const char *text = getenv("COURSE_MEMORY_LIMIT_MB");
-    char *end = NULL;
-    unsigned long long megabytes = text ? strtoull(text, &end, 10) : 0;
-    char bus_id[32], why[256];
-    if (megabytes == 0 || end == text || *end != '\0' ||
-        cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) != cudaSuccess ||
-        !device_memory_open(bus_id, why, sizeof why)) {
-        (void)cudaGetLastError();
-        return;
-    }
-    watch.limit = megabytes << 20;
-    watch.on = pthread_create(&watch.thread, NULL, watch_worker, NULL) == 0;
-}
-
-/* --- Starting and ending the worker ---------------------------------------------------------- */
-
-/* The worker's program: build/tests/worker, beside this one (the grader copies both). */
-static const char *worker_program(void)
-{
-    static char path[PATH_MAX];
-    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 16);
-    if (length <= 0)
-        return "worker";
-    path[length] = '\0';
-    char *slash = strrchr(path, '/');
-    snprintf(slash ? slash + 1 : path, 16, "worker");
-    return path;
-}
-
-/* A descriptor above the worker's fixed ones, close-on-exec, in place of fd. */
-static int moved_up(int fd)
-{
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-    close(fd);
-    return moved;
-}
-
-typedef enum wait_result {
-    WAIT_OK,
-    WAIT_GONE,
-    WAIT_DEADLINE,
-    WAIT_ALONE_TOO_LONG,
-    WAIT_DAMAGED /* what came back is no reply: the learner's code wrote on the channel */
-} wait_result;
-
-/* Waits until `size` bytes from the worker are at buffer, reading its output and the judge's
- * news meanwhile, until the deadline (or, with the GPU alone, the window's limit). */
-static wait_result await(void *buffer, size_t size, double deadline_override)
-{
-    char *at = buffer;
-    while (size > 0) {
-        if (!checker_read_judge())
-            return WAIT_GONE; /* the judge is gone: nothing will be graded */
-        double limit = deadline_override > 0 ? deadline_override : checker.deadline;
-        const bool alone_cap = deadline_override <= 0 && checker.alone &&
-                               checker.alone_since + ALONE_LIMIT_S < limit;
-        if (alone_cap)
-            limit = checker.alone_since + ALONE_LIMIT_S;
-        double left = limit - checker_now_s();
-        if (left <= 0)
-            return alone_cap ? WAIT_ALONE_TOO_LONG : WAIT_DEADLINE;
-        if (left > 0.05)
-            left = 0.05; /* the judge's news are read every so often */
-        struct pollfd fds[3] = {{worker.socket, POLLIN, 0}, {worker.output, POLLIN, 0},
-                                {checker.command_fd, POLLIN, 0}};
-        int ready = poll(fds, 3, (int)ceil(left * 1000));
-        if (ready < 0 && errno != EINTR)
-            return WAIT_GONE;
-        if (fds[1].revents)
-            (void)drain_output();
-        if (fds[0].revents == 0)
-            continue;
-        ssize_t got = read(worker.socket, at, size);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
-            return WAIT_GONE;
-        if (got > 0) {
-            at += got;
-            size -= (size_t)got;
-        }
-    }
-    return WAIT_OK;
-}
-
-/* Ends the worker and everything it started, and says how it ended, in *status. */
-static void end_worker(int *status)
-{
-    *status = 0;
-    if (worker.pid == 0)
-        return;
-    /* A worker that has already ended, or is ending, gets a moment to say how. */
-    pid_t done = 0;
-    for (int tries = 0; tries < 40 && (done = waitpid(worker.pid, status, WNOHANG)) == 0; tries++) {
-        (void)drain_output();
-        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
-    }
-    if (done == 0) {
-        kill(worker.pid, SIGKILL);
-        waitpid(worker.pid, status, 0);
-    }
-    /* Whatever it started: found by parentage, since a group or a session is its to leave, and
-     * an orphan comes back to this process, the subreaper. Twice: a fork between the scan and
-     * the signal. */
-    for (int pass = 0; pass < 2; pass++)
-        signal_processes_below(getpid(), SIGKILL, false);
-    while (waitpid(-1, NULL, WNOHANG) > 0)
-        ;
-    (void)drain_output();
-    watch.watched = 0;
-    close(worker.socket);
-    close(worker.output);
-    worker.pid = 0;
-    worker.socket = worker.output = -1;
-    memset(worker.loaded, 0, sizeof worker.loaded);
-    remote_forget_device_buffers();
-    watch.test_buffers = 0;
-}
-
-void remote_quit(void)
-{
-    if (worker.pid == 0)
-        return;
-    remote_request quit = {.op = OP_QUIT};
-    (void)write_all(worker.socket, &quit, sizeof quit);
-    int status;
-    end_worker(&status);
-}
-
-/* What ended the worker in the middle of a test, in the learner's terms, with what it printed. */
-static void explain_death(int status, char *out, size_t size)
-{
-    const char *printed = output.text;
-    /* The C library's last words when free() is given what malloc never returned. */
-    bool bad_free = strstr(printed, "free(): invalid pointer") != NULL ||
-                    strstr(printed, "munmap_chunk(): invalid pointer") != NULL ||
-                    strstr(printed, "free(): invalid size") != NULL;
-    bool double_free = strstr(printed, "double free") != NULL;
-    if (watch.over != 0) {
-        snprintf(out, size,
-                 "the code held %llu MiB of device memory, more than a test may here (its "
-                 "share: %llu MiB, beside the test's own buffers), so the test stopped it. "
-                 "Allocate only what the exercise needs, and give it back",
-                 watch.over >> 20, watch.limit >> 20);
-    } else if (WIFSIGNALED(status) && (bad_free || double_free)) {
-        snprintf(out, size,
-                 "crashed in free(): %s. Memory from cudaMalloc is given back with cudaFree, "
-                 "pinned memory from cudaMallocHost with cudaFreeHost; free() takes only what "
-                 "malloc returned, once",
-                 double_free ? "the same pointer was freed twice"
-                             : "free() was given a pointer that malloc never returned");
-    } else if (WIFSIGNALED(status)) {
-        int signal_number = WTERMSIG(status);
-        const char *advice =
-            signal_number == SIGABRT
-                ? "The C library aborts like this when free() or realloc() is given a pointer "
-                  "malloc never returned (device memory, pinned memory from cudaMallocHost, "
-                  "a pointer freed already) or when a buffer was overrun"
-                : "Look for a pointer used after it was freed, a device pointer dereferenced on "
-                  "the host, or an index past the end";
-        snprintf(out, size, "crashed: Received signal %d (%s). %s", signal_number,
-                 strsignal(signal_number), advice);
-    } else if (WIFEXITED(status)) {
-        snprintf(out, size,
-                 "the code called exit(%d) instead of returning: report errors to the caller, "
-                 "never end the program from a library function",
-                 WEXITSTATUS(status));
-    } else {
-        snprintf(out, size, "the test's worker process ended unexpectedly");
-    }
-}
-
-/* The worker is lost in the middle of a test: it ends, and so does the test, saying why. */
-static _Noreturn void lose_worker(wait_result why)
-{
-    int status = 0;
-    lost_in_this_test = true;
-    const bool gone = why == WAIT_GONE;
-    if (!gone)
-        kill(worker.pid, SIGKILL);
-    end_worker(&status);
-    if (!checker_read_judge())
-        _exit(0);
-    char message[1024];
-    if (why == WAIT_DEADLINE)
-        snprintf(message, sizeof message,
-                 "did not finish within %g s: the code hangs, waits for something that never "
-                 "happens, or loops without end",
-                 checker.timeout);
-    else if (why == WAIT_DAMAGED)
-        snprintf(message, sizeof message,
-                 "the code wrote over the channel between its process and the test's, so what "
-                 "came back could not be believed: the test stopped its process. Print with "
-                 "printf or fprintf(stderr, ...), and write only into memory that is yours");
-    else if (why == WAIT_ALONE_TOO_LONG)
-        snprintf(message, sizeof message,
-                 "the code ran for more than %g s while the test had the GPU to itself, so the "
-                 "test stopped it there: meanwhile nobody else may use the GPU. A copy or a "
-                 "kernel of this test's takes milliseconds; look for a sleep, a wait that never "
-                 "ends, or work done over and over",
-                 ALONE_LIMIT_S);
-    else
-        explain_death(status, message, sizeof message);
-    ck_abort_msg("%s", message);
-}
-
-static void fail_to_start(const char *why)
-{
-    ck_abort_msg("the test did not run: the process that runs your code could not start (%s)",
-                 why);
-}
-
-/* Why the learner's module could not be loaded, in the learner's terms: the loader names one
- * symbol nothing defines ("undefined symbol: roundtrip_floats"), which is the linker's error
- * make check would have shown for a program. */
-static const char *unloadable_words(const char *why)
-{
-    static char words[768];
-    const char *undefined = strstr(why, "undefined symbol: ");
-    if (undefined != NULL) {
-        char name[128];
-        if (sscanf(undefined + strlen("undefined symbol: "), "%127[A-Za-z0-9_]", name) == 1) {
-            snprintf(words, sizeof words,
-                     "it compiles, but does not link: the linker found no definition of %s: "
-                     "define it in your file, spelled as the header declares it",
-                     name);
-            return words;
-        }
-    }
-    snprintf(words, sizeof words, "it compiles, but the test program could not load it: %s", why);
-    return words;
-}
-
-/* A worker ready for the running exercise: started if need be, its module loaded. */
-static void ready_worker(void)
-{
-    if (worker.pid == 0) {
-        int sockets[2], pipe_ends[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
-            fail_to_start(strerror(errno));
-        if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
-            close(sockets[0]);
-            close(sockets[1]);
-            fail_to_start(strerror(errno));
-        }
-        const int theirs = moved_up(sockets[1]), printed = moved_up(pipe_ends[1]);
-        posix_spawn_file_actions_t actions;
-        posix_spawnattr_t attributes;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&actions, printed, 1);
-        posix_spawn_file_actions_adddup2(&actions, printed, 2);
-        posix_spawn_file_actions_adddup2(&actions, theirs, WORKER_FD_SOCKET);
-        posix_spawn_file_actions_adddup2(&actions, checker.arena, WORKER_FD_ARENA);
-        posix_spawnattr_init(&attributes);
-        sigset_t none, defaults;
-        sigemptyset(&none);
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGPIPE);
-        posix_spawnattr_setsigmask(&attributes, &none);
-        posix_spawnattr_setsigdefault(&attributes, &defaults);
-        posix_spawnattr_setpgroup(&attributes, 0); /* its own group, for the yields' signals */
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                                  POSIX_SPAWN_SETPGROUP);
-        char *arguments[] = {"worker", checker.use_cuda ? NULL : "--no-cuda", NULL};
-        /* Contexts one at a time, where programs share the GPU: the driver makes them faster
-         * so. The checker holds the lock; the learner's code never sees it. */
-        if (checker.use_cuda)
-            gpu_share_lock(checker.context_lock, LOCK_EX);
-        fflush(NULL);
-        pid_t pid = 0;
-        int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, environ);
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attributes);
-        close(theirs);
-        close(printed);
-        if (spawned != 0) {
-            gpu_share_lock(checker.context_lock, LOCK_UN);
-            close(sockets[0]);
-            close(pipe_ends[0]);
-            fail_to_start(strerror(spawned));
-        }
-        workers_started++;
-        worker.pid = pid;
-        worker.socket = sockets[0];
-        worker.output = pipe_ends[0];
-        fcntl(worker.output, F_SETFL, O_NONBLOCK);
-        remote_hello hello;
-        wait_result got = await(&hello, sizeof hello, checker_now_s() + WORKER_START_S);
-        gpu_share_lock(checker.context_lock, LOCK_UN);
-        if (got != WAIT_OK || !hello.gpu_ok) {
-            int status;
-            char why[sizeof hello.why + 64];
-            if (got == WAIT_OK)
-                snprintf(why, sizeof why, "%.*s", (int)sizeof hello.why - 1, hello.why);
-            else
-                snprintf(why, sizeof why, "it %s before it was ready",
-                         got == WAIT_GONE ? "ended" : "hung");
-            end_worker(&status);
-            fail_to_start(why);
-        }
-        start_watch();
-        if (watch.on) {
-            unsigned long long held = 0;
-            worker.baseline = device_memory_of(pid, &held) ? held : 0;
-            watch.over = 0;
-            watch.watched = pid;
-        }
-    }
-    if (checker.learner_module != NULL && checker.exercise < MAX_EXERCISES &&
-        !worker.loaded[checker.exercise]) {
-        const size_t length = strlen(checker.learner_module) + 1;
-        remote_request load = {.op = OP_LOAD, .exercise = checker.exercise,
-                               .payload = (uint32_t)length};
-        remote_reply reply;
-        char why[512] = "";
-        if (!write_all(worker.socket, &load, sizeof load) ||
-            !write_all(worker.socket, checker.learner_module, length))
-            lose_worker(WAIT_GONE);
-        wait_result got = await(&reply, sizeof reply, 0);
-        if (got == WAIT_OK && reply.message_length > 0)
-            got = await(why, reply.message_length < sizeof why ? reply.message_length
-                                                                : sizeof why - 1, 0);
-        if (got != WAIT_OK)
-            lose_worker(got);
-        if (reply.status != REMOTE_OK) {
-            checker.unloadable = true;
-            ck_abort_msg("%s", unloadable_words(why));
-        }
-        worker.loaded[checker.exercise] = true;
-    }
-}
 
 /* One request, and its reply's header, within its bounds; the worker's loss ends the test. */
 static void exchange(const remote_request *request, const void *payload, remote_reply *reply)
 {
-    ready_worker();
+    remote_ready_worker();
     if (!write_all(worker.socket, request, sizeof *request) ||
         !write_all(worker.socket, payload, request->payload))
-        lose_worker(WAIT_GONE);
-    wait_result got = await(reply, sizeof *reply, 0);
+        remote_lose_worker(WAIT_GONE);
+    wait_result got = remote_await(reply, sizeof *reply, 0);
     if (got != WAIT_OK)
-        lose_worker(got);
+        remote_lose_worker(got);
     if (reply->status > REMOTE_FAILED || reply->records > TRACE_CAPACITY ||
         reply->message_length > REMOTE_TEXT_MAX || reply->out_length > REMOTE_TEXT_MAX ||
         reply->err_length > REMOTE_TEXT_MAX)
-        lose_worker(WAIT_DAMAGED);
+        remote_lose_worker(WAIT_DAMAGED);
 }
 
 /* A body that follows a reply, `size` bytes of at most `room`; the excess is read and dropped. */
@@ -520,14 +55,14 @@ static void take_body(void *into, size_t size, size_t room)
 {
     static char excess[4096];
     const size_t kept = size < room ? size : room;
-    wait_result got = kept ? await(into, kept, 0) : WAIT_OK;
+    wait_result got = kept ? remote_await(into, kept, 0) : WAIT_OK;
     for (size_t left = size - kept; got == WAIT_OK && left > 0;) {
         const size_t n = left < sizeof excess ? left : sizeof excess;
-        got = await(excess, n, 0);
+        got = remote_await(excess, n, 0);
         left -= n;
     }
     if (got != WAIT_OK)
-        lose_worker(got);
+        remote_lose_worker(got);
 }
 
 /* A harness operation that returns a value, or fails the test as the course's problem. */
@@ -619,8 +154,8 @@ void remote_forget_device_buffers(void)
 
 void remote_register(void *h_buffer, size_t bytes)
 {
-    remote_reply reply = operation(OP_REGISTER, (uint64_t)(uintptr_t)h_buffer, bytes, 0,
-                                   "pin its host buffer");
+    remote_reply reply =
+        operation(OP_REGISTER, (uint64_t)(uintptr_t)h_buffer, bytes, 0, "pin its host buffer");
     if (reply.error != cudaSuccess)
         ck_abort_msg("the test could not pin %zu bytes of host memory for your code: %s (a "
                      "problem of the machine or the course, not of your code)",
@@ -658,8 +193,8 @@ cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds)
 memory_location remote_locate(const void *ptr)
 {
     trace_evidence_read = true;
-    remote_reply reply = operation(OP_LOCATE, (uint64_t)(uintptr_t)ptr, 0, 0,
-                                   "ask where memory lives");
+    remote_reply reply =
+        operation(OP_LOCATE, (uint64_t)(uintptr_t)ptr, 0, 0, "ask where memory lives");
     return reply.value <= LOCATION_UNKNOWN ? (memory_location)reply.value : LOCATION_UNKNOWN;
 }
 
@@ -769,7 +304,8 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     }
     memcpy(payload, &settings, sizeof settings);
     memcpy(payload + sizeof settings, call->arguments, call->used);
-    remote_request request = {.op = OP_CALL, .exercise = checker.exercise,
+    remote_request request = {.op = OP_CALL,
+                              .exercise = checker.exercise,
                               .function = call->function,
                               .flags = (captured.on ? REMOTE_CAPTURE_OUTPUT : 0) |
                                        (checker.alone ? REMOTE_MEASURING : 0),
@@ -796,10 +332,10 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     take_body(printed[0], reply.out_length, sizeof printed[0]);
     take_body(printed[1], reply.err_length, sizeof printed[1]);
     if (captured.on) {
-        keep_captured(0, printed[0], reply.out_length < sizeof printed[0] ? reply.out_length
-                                                                          : sizeof printed[0]);
-        keep_captured(1, printed[1], reply.err_length < sizeof printed[1] ? reply.err_length
-                                                                          : sizeof printed[1]);
+        keep_captured(0, printed[0],
+                      reply.out_length < sizeof printed[0] ? reply.out_length : sizeof printed[0]);
+        keep_captured(1, printed[1],
+                      reply.err_length < sizeof printed[1] ? reply.err_length : sizeof printed[1]);
     }
     if (reply.status == REMOTE_FAILED)
         ck_abort_msg("%s", text);
@@ -817,22 +353,22 @@ uint32_t remote_end_of_test(char *poisoned_by, size_t size)
         poisoned_by[0] = '\0';
     remote_forget_device_buffers(); /* the checker's views close before the worker frees */
     captured.on = false;
-    const bool lost = lost_in_this_test;
-    lost_in_this_test = false;
+    const bool lost = remote_lost_in_this_test;
+    remote_lost_in_this_test = false;
     if (worker.pid == 0)
         return lost ? FRESH_GONE : 0;
     remote_request request = {.op = OP_TIDY, .flags = checker.gpu_shared ? 0 : 1};
     remote_reply reply;
     uint32_t reasons = FRESH_GONE;
     if (write_all(worker.socket, &request, sizeof request) &&
-        await(&reply, sizeof reply, checker_now_s() + 30) == WAIT_OK) {
+        remote_await(&reply, sizeof reply, checker_now_s() + 30) == WAIT_OK) {
         char why[512];
-        const size_t why_length = reply.message_length < sizeof why ? reply.message_length
-                                                                     : sizeof why - 1;
+        const size_t why_length =
+            reply.message_length < sizeof why ? reply.message_length : sizeof why - 1;
         reasons = (uint32_t)reply.value & ~(uint32_t)FRESH_GONE;
         /* A longer message than a tidy writes leaves the channel out of step: a new worker. */
         if (reply.message_length >= sizeof why ||
-            (why_length > 0 && await(why, why_length, checker_now_s() + 5) != WAIT_OK))
+            (why_length > 0 && remote_await(why, why_length, checker_now_s() + 5) != WAIT_OK))
             reasons |= FRESH_GONE;
         why[why_length] = '\0';
         if ((reasons & FRESH_POISONED) && size > 0) {
@@ -853,7 +389,7 @@ uint32_t remote_end_of_test(char *poisoned_by, size_t size)
     if (reasons != 0) {
         int status;
         kill(worker.pid, SIGKILL);
-        end_worker(&status);
+        remote_end_worker(&status);
     }
     watch.test_buffers = 0;
     return reasons;

@@ -7,6 +7,7 @@
 #ifndef COURSE_WORKER_H
 #define COURSE_WORKER_H
 
+#include "remote.h"
 #include "trace.h"
 
 #include <cuda_runtime_api.h>
@@ -60,5 +61,14 @@ const char *worker_called_function(void);
  * whether the caller is the thread that runs it, not one the learner's code started. */
 bool worker_call_running(void);
 bool worker_on_calling_thread(void);
+/* Drops every capability and installs the seccomp filter (worker_confine.c); false, with a
+ * reason, when it cannot. */
+bool worker_confine(char *why, size_t why_size);
+
+/* The harness's own operations (worker_operations.c): start once the context is made (its
+ * threads and free memory then are the baseline), then each request other than a call or a
+ * load, its reply filled in (why: a message to send after it). */
+void worker_operations_start(bool use_cuda);
+void worker_operation(const remote_request *request, remote_reply *reply, char *why, size_t size);
 
 #endif

@@ -57,96 +57,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* --- What the learner's code may do to other processes: nothing ------------------------------ */
-
-#if defined(__x86_64__)
-#define WORKER_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define WORKER_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
-#define ARG_LOW(n) (offsetof(struct seccomp_data, args[n]))
-#define ARG_HIGH(n) (offsetof(struct seccomp_data, args[n]) + 4)
-#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
-#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
-/* No capability at all, even as root (make check run as root, CI's): a capability would let
- * the learner's code open the checker's descriptors and memory (/proc/PID/fd, /proc/PID/mem)
- * although the checker is not dumpable. Dropped from the bounding set too, so that no program
- * it could start regains them. */
-static bool drop_capabilities(char *why, size_t why_size)
-{
-    for (int cap = 0; cap <= 63; cap++)
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
-            break;
-    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-    struct __user_cap_data_struct none[2];
-    memset(none, 0, sizeof none);
-    if (syscall(SYS_capset, &header, none) != 0) {
-        snprintf(why, why_size, "the worker could not drop its capabilities: %s", strerror(errno));
-        return false;
-    }
-    return true;
-}
-
-/* Signals go to this process only (its own threads too: raise, abort, pthread_kill); no
- * ptrace, no reading or writing another process's memory, no taking its descriptors. The
- * sandbox of make grade denies more besides; this holds wherever the worker runs. */
-static bool confine(char *why, size_t why_size)
-{
-    if (!drop_capabilities(why, why_size))
-        return false;
-#ifdef WORKER_AUDIT_ARCH
-    const __u32 self = (__u32)getpid();
-    struct sock_filter program[] = {
-        LOAD(arch),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WORKER_AUDIT_ARCH, 1, 0),
-        DENY, /* another architecture's system call numbers (int 0x80): none */
-        LOAD(nr),
-#ifdef __X32_SYSCALL_BIT
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
-        DENY,
-#endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 5, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigqueueinfo, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_tgsigqueueinfo, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tkill, 7, 0),
-        BPF_JUMP(BPF_JMP | BPF_JA, 7, 0, 0), /* past the checks of a target, to the next list */
-        /* The target (the first argument) must be this process. */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HIGH(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1),
-        ALLOW,
-        DENY,
-        DENY, /* tkill: a thread of any process, by its id alone */
-        LOAD(nr),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ptrace, 7, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 6, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 5, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kcmp, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_open, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_getfd, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_send_signal, 1, 0),
-        ALLOW,
-        DENY,
-    };
-    struct sock_fprog filter = {(unsigned short)(sizeof program / sizeof program[0]), program};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0) {
-        snprintf(why, why_size, "the worker's seccomp filter could not be installed: %s",
-                 strerror(errno));
-        return false;
-    }
-    return true;
-#else
-    snprintf(why, why_size, "the worker has no seccomp filter for this architecture");
-    return false;
-#endif
-}
-
 /* --- The learner's modules ------------------------------------------------------------------ */
 
 /* By the checker's index of the exercise: make check's selftest loads a module per solution,
@@ -339,7 +249,8 @@ static void apply_settings(const remote_trace_settings *settings)
         /* Load the delaying kernel now, once, untraced: loading it at its first launch, in the
          * middle of the learner's calls, could make the host wait there. A runtime without
          * kernels simply does not delay the copies. */
-        if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess || __real_cudaDeviceSynchronize() != cudaSuccess)
+        if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess ||
+            __real_cudaDeviceSynchronize() != cudaSuccess)
             (void)cudaGetLastError();
         kernel_loaded = true;
     }
@@ -361,8 +272,8 @@ static void serve_call(const remote_request *request, const unsigned char *paylo
     }
     remote_trace_settings settings;
     memcpy(&settings, payload, sizeof settings);
-    remote_arguments arguments = {payload + sizeof settings, request->payload - sizeof settings, 0,
-                                  false, {0}};
+    remote_arguments arguments = {
+        payload + sizeof settings, request->payload - sizeof settings, 0, false, {0}};
     apply_settings(&settings);
     pinned_pool_set_measuring(request->flags & REMOTE_MEASURING);
     const bool capturing = request->flags & REMOTE_CAPTURE_OUTPUT;
@@ -404,178 +315,17 @@ static void serve_call(const remote_request *request, const unsigned char *paylo
         (void)write_all(channel, texts, used);
 }
 
-/* --- The harness's own operations ------------------------------------------------------------- */
-
-#define MAX_HELD 256
-
-/* The test's device buffers and streams, given back when it ends. */
-static void *test_buffers[MAX_HELD];
-static size_t test_buffer_count;
-static cudaStream_t test_streams[MAX_HELD];
-static size_t test_stream_count;
-
-static struct {
-    bool use_cuda;
-    size_t threads;     /* after the context was made */
-    size_t device_free; /* likewise */
-} state;
-
-/* The threads of this process that the code under test may have started: those that bear the
- * program's own name. The CUDA runtime names its helper threads (cuda-EvtHandlr, ...) and
- * starts them when it pleases, so they are not counted. */
-static size_t thread_count(void)
-{
-    char own_name[64] = "", name[64], path[300]; /* a task name is at most 255 bytes */
-    FILE *file = fopen("/proc/self/comm", "r");
-    if (file == NULL || fgets(own_name, sizeof own_name, file) == NULL) {
-        if (file)
-            fclose(file);
-        return 0;
-    }
-    fclose(file);
-    DIR *tasks = opendir("/proc/self/task");
-    size_t count = 0;
-    if (tasks == NULL)
-        return 0;
-    for (struct dirent *entry; (entry = readdir(tasks)) != NULL;) {
-        if (entry->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
-        file = fopen(path, "r");
-        if (file != NULL) {
-            count += fgets(name, sizeof name, file) != NULL && strcmp(name, own_name) == 0;
-            fclose(file);
-        }
-    }
-    closedir(tasks);
-    return count;
-}
-
-static void forget(void **list, size_t *count, const void *item)
-{
-    for (size_t i = 0; i < *count; i++)
-        if (list[i] == item) {
-            list[i] = list[--*count];
-            return;
-        }
-}
-
-/* After a test: gives back what it left, and says (0, or the reasons) whether the next test can
- * share this process; a poisoned context's error goes into why, for the test's verdict. */
-static uint32_t tidy(bool check_device_memory, char *why, size_t size)
-{
-    trace_stop();
-    pinned_pool_set_measuring(false);
-    if (!state.use_cuda) {
-        bool complete = true;
-        (void)ledger_release_all(&complete);
-        return thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT;
-    }
-    cudaError_t err = __real_cudaDeviceSynchronize();
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError(); /* an ordinary error clears; one that poisons stays */
-        err = __real_cudaDeviceSynchronize();
-    }
-    (void)cudaGetLastError();
-    if (err != cudaSuccess) {
-        (void)cuda_error_describe(err, why, size);
-        return FRESH_POISONED;
-    }
-    bool complete = true;
-    (void)ledger_release_all(&complete);
-    while (test_stream_count > 0)
-        (void)__real_cudaStreamDestroy(test_streams[--test_stream_count]);
-    while (test_buffer_count > 0)
-        (void)__real_cudaFree(test_buffers[--test_buffer_count]);
-    (void)cudaGetLastError();
-    size_t device_free = 0, total = 0;
-    bool memory_back = !check_device_memory ||
-                       (cudaMemGetInfo(&device_free, &total) == cudaSuccess &&
-                        device_free + ((size_t)256 << 20) >= state.device_free);
-    (void)cudaGetLastError();
-    return (complete ? 0 : FRESH_LEDGER_FULL) | (memory_back ? 0 : FRESH_MEMORY_KEPT) |
-           (thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT);
-}
-
 static void serve(const remote_request *request, const unsigned char *payload)
 {
     remote_reply reply;
     memset(&reply, 0, sizeof reply);
     char why[512] = "";
-    switch (request->op) {
-    case OP_LOAD:
+    if (request->op == OP_LOAD) {
         if (request->payload == 0 || payload[request->payload - 1] != '\0' ||
             !load_module(request->exercise, (const char *)payload, why, sizeof why))
             reply.status = REMOTE_REFUSED;
-        break;
-    case OP_DEVICE_ALLOC: {
-        void *d = NULL;
-        reply.error = __real_cudaMalloc(&d, (size_t)request->a);
-        if (reply.error == cudaSuccess)
-            reply.error = cudaIpcGetMemHandle(&reply.handle, d);
-        if (reply.error == cudaSuccess && test_buffer_count < MAX_HELD) {
-            test_buffers[test_buffer_count++] = d;
-            ledger_forget_given_back(d, (size_t)request->a); /* the test's now, not dangling */
-            reply.value = (uint64_t)(uintptr_t)d;
-        } else if (d != NULL) {
-            (void)__real_cudaFree(d);
-        }
-        (void)cudaGetLastError();
-        break;
-    }
-    case OP_DEVICE_FREE: {
-        void *d = (void *)(uintptr_t)request->a;
-        forget(test_buffers, &test_buffer_count, d);
-        reply.error = __real_cudaFree(d);
-        (void)cudaGetLastError();
-        break;
-    }
-    case OP_REGISTER:
-        reply.error = worker_register_test_buffer((void *)(uintptr_t)request->a, (size_t)request->b);
-        (void)cudaGetLastError();
-        break;
-    case OP_STREAM_CREATE: {
-        cudaStream_t stream = NULL;
-        reply.error = __real_cudaStreamCreateWithFlags(&stream, (unsigned int)request->a);
-        if (reply.error == cudaSuccess && test_stream_count < MAX_HELD) {
-            test_streams[test_stream_count++] = stream;
-            ledger_forget_given_back(stream, 0);
-            reply.value = (uint64_t)(uintptr_t)stream;
-        }
-        (void)cudaGetLastError();
-        break;
-    }
-    case OP_SYNCHRONIZE: {
-        struct timespec before, after;
-        clock_gettime(CLOCK_MONOTONIC, &before);
-        reply.error = __real_cudaDeviceSynchronize();
-        clock_gettime(CLOCK_MONOTONIC, &after);
-        reply.value = (uint64_t)((after.tv_sec - before.tv_sec) * 1000000 +
-                                 (after.tv_nsec - before.tv_nsec) / 1000);
-        (void)cudaGetLastError();
-        break;
-    }
-    case OP_STREAM_SYNCHRONIZE:
-        reply.error = __real_cudaStreamSynchronize((cudaStream_t)(uintptr_t)request->a);
-        (void)cudaGetLastError();
-        break;
-    case OP_KEEP_BUSY:
-        reply.error = gpu_work_keep_busy((cudaStream_t)(uintptr_t)request->a, request->ms);
-        (void)cudaGetLastError();
-        break;
-    case OP_LOCATE:
-        reply.value = (uint64_t)worker_locate((const void *)(uintptr_t)request->a);
-        break;
-    case OP_THREADS: {
-        const size_t now = thread_count();
-        reply.value = now > state.threads ? now - state.threads : 0;
-        break;
-    }
-    case OP_TIDY:
-        reply.value = tidy(request->flags != 0, why, sizeof why);
-        break;
-    default:
-        reply.status = REMOTE_REFUSED;
+    } else {
+        worker_operation(request, &reply, why, sizeof why);
     }
     reply.message_length = (uint32_t)strlen(why);
     if (write_all(channel, &reply, sizeof reply))
@@ -590,7 +340,7 @@ static _Noreturn void say_hello_and_end(remote_hello *hello)
 
 int main(int argc, char **argv)
 {
-    state.use_cuda = !(argc > 1 && strcmp(argv[1], "--no-cuda") == 0);
+    const bool use_cuda = !(argc > 1 && strcmp(argv[1], "--no-cuda") == 0);
     remote_hello hello;
     memset(&hello, 0, sizeof hello);
     /* Nothing of the checker's but what it gave on purpose. */
@@ -602,9 +352,10 @@ int main(int argc, char **argv)
     if (!arena_map(WORKER_FD_ARENA, hello.why, sizeof hello.why))
         say_hello_and_end(&hello);
     close(WORKER_FD_ARENA); /* the mapping stays */
-    if (!confine(hello.why, sizeof hello.why) && getenv("COURSE_WORKER_FILTER_OPTIONAL") == NULL)
+    if (!worker_confine(hello.why, sizeof hello.why) &&
+        getenv("COURSE_WORKER_FILTER_OPTIONAL") == NULL)
         say_hello_and_end(&hello);
-    if (state.use_cuda) {
+    if (use_cuda) {
         int count = 0;
         const double making = now_s();
         cudaError_t err = cudaGetDeviceCount(&count);
@@ -618,10 +369,8 @@ int main(int argc, char **argv)
                 snprintf(hello.why, sizeof hello.why, "the CUDA runtime found no device");
             say_hello_and_end(&hello);
         }
-        size_t total = 0;
-        (void)cudaMemGetInfo(&state.device_free, &total);
     }
-    state.threads = thread_count();
+    worker_operations_start(use_cuda);
     hello.gpu_ok = 1;
     hello.why[0] = '\0';
     if (!write_all(channel, &hello, sizeof hello))
