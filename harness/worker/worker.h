@@ -65,6 +65,14 @@ bool worker_on_calling_thread(void);
  * reason, when it cannot. */
 bool worker_confine(char *why, size_t why_size);
 
+/* The harness's own calls go straight to the runtime: not traced, not in the learner's ledger. */
+cudaError_t __real_cudaMalloc(void **, size_t);
+cudaError_t __real_cudaFree(void *);
+cudaError_t __real_cudaDeviceSynchronize(void);
+cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
+cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
+cudaError_t __real_cudaStreamDestroy(cudaStream_t);
+
 /* The harness's own operations (worker_operations.c): start once the context is made (its
  * threads and free memory then are the baseline), then each request other than a call or a
  * load, its reply filled in (why: a message to send after it). */

@@ -40,13 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The harness's own calls go straight to the runtime: not traced, not in the learner's ledger. */
-cudaError_t __real_cudaMalloc(void **, size_t);
-cudaError_t __real_cudaFree(void *);
-cudaError_t __real_cudaDeviceSynchronize(void);
-cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
-cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
-cudaError_t __real_cudaStreamDestroy(cudaStream_t);
 
 static int channel = WORKER_FD_SOCKET;
 

@@ -13,12 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-cudaError_t __real_cudaMalloc(void **, size_t);
-cudaError_t __real_cudaFree(void *);
-cudaError_t __real_cudaDeviceSynchronize(void);
-cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
-cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
-cudaError_t __real_cudaStreamDestroy(cudaStream_t);
 
 #define MAX_HELD 256
 
