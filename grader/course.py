@@ -207,13 +207,16 @@ def clean_make_env(extra=None):
     return env
 
 
+COMPILER_LINES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              "harness", "report", "compiler_lines.awk")
+
+
 def compiler_errors(output, view):
-    """The compiler's and linker's first messages, as check.sh shows them."""
+    """The compiler's and linker's first messages, through the filter make check uses."""
     text = output.decode("utf-8", errors="replace").replace(view.rstrip("/") + "/", "")
-    lines = [line for line in text.splitlines()
-             if any(w in line for w in ("error", "warning", "note", "undefined reference"))
-             and not line.startswith(("make", "grader:"))]
-    return "\n".join(lines[:12])
+    run = subprocess.run(["awk", "-f", COMPILER_LINES], input=text, stdout=subprocess.PIPE,
+                         universal_newlines=True, errors="replace")
+    return run.stdout.rstrip("\n")
 
 
 def last_lines(output, view, count=6):

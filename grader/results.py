@@ -20,19 +20,20 @@ import textwrap
 import threading
 import time
 
-# An exercise's status, and the line that says it in the feedback.
-STATUS_WORDS = {
-    "passed": "passed",
-    "failed": "failed",
-    "not_started": "not started",
-    "missing": "missing",
-    "does_not_compile": "does not compile",
-    "rejected": "refused by the grader",
-    "timed_out": "did not finish",
-    "no_report": "stopped before reporting",
-    "not_graded": "not graded yet (something outside the code spoiled a test)",
-    "not_run": "not graded yet",
-}
+# An exercise's status, and the words that say it, from the one list of them.
+STATUSES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness",
+                        "report", "statuses.def")
+
+
+def _status_words():
+    with open(STATUSES) as f:
+        rows = re.findall(r'^STATUS\((\w+), "[^"]*", "([^"]*)", [01], [01]\)$', f.read(), re.M)
+    if not rows:
+        raise RuntimeError("%s names no status: the grader cannot word its results" % STATUSES)
+    return dict(rows)
+
+
+STATUS_WORDS = _status_words()
 BUILD_FAILURES = ("does_not_compile", "rejected")
 
 

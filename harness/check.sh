@@ -31,9 +31,9 @@ mkdir -p "$results"
 : >"$tally"
 
 if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
-    yellow=$'\033[33;1m' bold=$'\033[1m' reset=$'\033[0m'
+    yellow=$'\033[33;1m' reset=$'\033[0m'
 else
-    yellow='' bold='' reset=''
+    yellow='' reset=''
 fi
 
 # One make for all of it (each make costs a process and reads the Makefile): the harness and the
@@ -71,30 +71,20 @@ done
 # (harness/report/report.c, through tools/report_block), from the one reader of the rubric; the lines
 # on its standard input, after the first, are the particulars of WHY.
 not_run_block() { # EXERCISE STATUS WHY
-    local rubric tests points detail
+    local rubric detail
     rubric=$(awk -f harness/report/rubric.awk "tests/$1.c")
-    tests=$(grep -c $'^test\t' <<<"$rubric")
-    points=$(awk -F'\t' '$1 == "test" { s += $3 } END { print s + 0 }' <<<"$rubric")
     { echo "$rubric"
       printf 'status\t%s\nsource\t%s\ndetail\t%s\n' "$2" "$tree/$1.c" "$3"
       while IFS= read -r detail; do
           [[ -n $detail ]] && printf 'detail\t%s\n' "${detail//\\/\\\\}"
       done
-    } | build/tools/report_block ${reset:+--color}
-    printf '%s\t%s\t0\t%d\t0\t%d\n' "$1" "$2" "$tests" "$points" >>"$tally"
+    } | build/tools/report_block ${reset:+--color} --tally "$tally"
 }
 
-# The compiler's lines worth reading (errors, warnings, notes), and the linker's in the
-# learner's terms: each function nothing defines, once, which its own lines never say as
-# "error" ("undefined reference to `roundtrip_floats'", as often as it is called).
+# The compiler's lines worth reading, and the linker's in the learner's terms: the one filter
+# of them, which make grade uses too.
 useful_lines() {
-    local log
-    log=$(cat)
-    { grep -E 'error|warning|note|multiple definition' <<<"$log" |
-          grep -vE "^make|collect2: error: ld returned|undefined reference"
-      grep -o "undefined reference to \`[A-Za-z0-9_]*'" <<<"$log" | sort -u |
-          sed "s/undefined reference to \`\(.*\)'/the linker found no definition of \1: define it in your file, spelled as the header declares it/"
-    } | head -n 12
+    awk -f harness/report/compiler_lines.awk
 }
 
 # The exercises that built run in a few test hosts side by side, each with its share of them,
@@ -212,11 +202,5 @@ if [[ -n $unasked ]]; then
     echo "grade may still refuse one that passes here: grader/refusals.py says why it would.)"
 fi
 
-# Progress: exercises done and points, then the tests' closing line.
-awk -F'\t' -v bold="$bold" -v reset="$reset" '
-    { exercises++; done += ($2 == "passed"); passed += $3; failed += $4 - $3; points += $5; max += $6 }
-    END {
-        printf "\n%sProgress: %d of %d exercises done, %d of %d points%s\n", bold, done, exercises, points, max, reset
-        printf "%d passed, %d failed\n", passed, failed
-        exit !(failed == 0 && exercises > 0)
-    }' "$tally"
+# Progress: exercises done and points, then the tests' closing line, by the report's renderer.
+build/tools/report_block ${reset:+--color} --progress "$tally"

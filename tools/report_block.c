@@ -2,7 +2,11 @@
  * (harness/report/report.c), for the exercises whose tests never ran or ran elsewhere: make check's
  * missing and uncompiled ones, and every block of make grade's feedback.
  *
- * Usage: report_block [--color] [--verbose] < RECORD
+ * Usage: report_block [--color] [--verbose] [--tally FILE] < RECORD
+ *        report_block [--color] --progress TALLY
+ *
+ * --tally FILE adds the exercise's line to make check's tally; --progress TALLY prints make
+ * check's closing lines from it, and exits 0 only when every test passed.
  *
  * RECORD is lines of tab-separated fields, text escaped as harness/report/rubric.awk writes it (\\,
  * \t, \n): first the exercise's rubric, as `awk -f harness/report/rubric.awk tests/ID.c` prints it,
@@ -86,16 +90,26 @@ int main(int argc, char **argv)
     const char *status = NULL, *note = NULL;
     int count = 0, detail_count = 0;
     report_options options = {.exercise = &exercise, .result_fd = -1};
+    const char *progress = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--color") == 0)
             options.color = true;
         else if (strcmp(argv[i], "--verbose") == 0)
             options.verbose = true;
+        else if (strcmp(argv[i], "--tally") == 0 && i + 1 < argc)
+            options.tally_path = argv[++i];
+        else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc)
+            progress = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--color] [--verbose] < RECORD\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--color] [--verbose] [--tally FILE] < RECORD\n"
+                    "       %s [--color] --progress TALLY\n",
+                    argv[0], argv[0]);
             return 2;
         }
     }
+    if (progress != NULL)
+        return report_progress(progress, options.color);
 
     for (long number = 1; fgets(line, sizeof line, stdin) != NULL; number++) {
         line[strcspn(line, "\n")] = '\0';
@@ -140,5 +154,6 @@ int main(int argc, char **argv)
     if (exercise.id == NULL || status == NULL)
         refuse("the record needs an exercise line and a status line", 0);
     report_block(&options, outcomes, count, status, details, detail_count, note);
+    report_tally(&options, status, outcomes, count);
     return 0;
 }

@@ -223,7 +223,13 @@ void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind 
     ck_assert_msg(!(from_device && remote_in_arena(dst, bytes)),
                   "the test reads device memory back into memory the code under test can write "
                   "(a bug in the course: read it into harness_private_alloc's memory)");
+    if (from_device)
+        remote_settle();
     CUDA_CHECK(cudaMemcpy(harness_view(dst, bytes), harness_view(src, bytes), bytes, kind));
+    /* A pageable copy returns before its bytes land; the learner's code, in another context,
+     * must find them there. */
+    if (remote_device_view(dst, bytes) != NULL)
+        CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 double harness_synchronize_untraced(void)

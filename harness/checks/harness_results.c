@@ -48,11 +48,14 @@ void harness_spots_poison(harness_spots *spots, void *dst, size_t bytes)
 void harness_spot_read(const harness_spots *spots, int k, void *value)
 {
     const void *spot = (const char *)spots->dst + spots->offset[k];
-    if (remote_device_view(spot, HARNESS_SPOT_BYTES) != NULL)
+    if (remote_device_view(spot, HARNESS_SPOT_BYTES) != NULL) {
+        if (k == 0)
+            remote_settle();
         CUDA_CHECK(cudaMemcpy(value, harness_view(spot, HARNESS_SPOT_BYTES), HARNESS_SPOT_BYTES,
                               cudaMemcpyDeviceToHost));
-    else
+    } else {
         memcpy(value, spot, HARNESS_SPOT_BYTES);
+    }
 }
 
 void harness_spots_expect(const harness_spots *spots, const void *want, const char *what)

@@ -111,6 +111,8 @@ void remote_register(void *h_buffer, size_t bytes); /* pinned in the worker, kep
 cudaStream_t remote_stream_create(unsigned int flags);
 /* NULL: the whole device, and then the milliseconds the device took to become idle. */
 double remote_synchronize(cudaStream_t stream);
+/* Before the checker reads device memory the learner's code wrote: see worker_operations.c. */
+void remote_settle(void);
 cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds);
 memory_location remote_locate(const void *ptr);
 size_t remote_threads(void);

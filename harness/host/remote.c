@@ -183,6 +183,15 @@ double remote_synchronize(cudaStream_t stream)
     return stream ? 0 : (double)reply.value / 1e3;
 }
 
+void remote_settle(void)
+{
+    remote_reply reply = operation(OP_SETTLE, 0, 0, 0, "wait for the copies your code made");
+    ck_assert_msg(reply.error == cudaSuccess,
+                  "waiting for what your code queued on the GPU failed: %s. An error from "
+                  "earlier work surfaces here: a copy or a kernel the code queued failed",
+                  error_text((cudaError_t)reply.error));
+}
+
 cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds)
 {
     return (cudaError_t)operation(OP_KEEP_BUSY, (uint64_t)(uintptr_t)stream, 0, milliseconds,

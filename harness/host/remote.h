@@ -64,6 +64,7 @@ typedef enum remote_op {
     OP_STREAM_CREATE,  /* a = flags: value = the stream */
     OP_SYNCHRONIZE,    /* cudaDeviceSynchronize, untraced: value = how long it took, in us */
     OP_STREAM_SYNCHRONIZE, /* a = stream */
+    OP_SETTLE,         /* untraced: waits for what a cudaMemcpy in one process would wait for */
     OP_KEEP_BUSY,      /* a = stream, ms: gpu_work_keep_busy, untraced */
     OP_LOCATE,         /* a = pointer: value = its memory_location */
     OP_THREADS,        /* value = the threads the learner's code may have started */

@@ -226,6 +226,9 @@ static void write_json(const report_options *options, const test_outcome *outcom
     }
 }
 
+void report_tally(const report_options *options, const char *status, const test_outcome *outcomes,
+                  int count);
+
 static void append_tally(const report_options *options, const char *status, totals sum, int count)
 {
     if (options->tally_path == NULL)
@@ -240,12 +243,25 @@ static void append_tally(const report_options *options, const char *status, tota
     fclose(out);
 }
 
-static bool one_of(const char *status, const char *const *statuses)
+/* What can become of an exercise (statuses.def): its block's label, whether its tests are
+ * listed and its hint shown. */
+typedef struct status_row {
+    const char *name, *label;
+    bool tests_shown, hint_shown;
+} status_row;
+
+static const status_row *status_of(const char *name)
 {
-    for (; *statuses; statuses++)
-        if (strcmp(status, *statuses) == 0)
-            return true;
-    return false;
+    static const status_row rows[] = {
+#define STATUS(name, label, words, tests_shown, hint_shown) {#name, label, tests_shown, hint_shown},
+#include "statuses.def"
+#undef STATUS
+    };
+    static const status_row unknown = {"failed", "FAIL", true, true};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return &unknown;
 }
 
 void report_block(const report_options *options, const test_outcome *outcomes, int count,
@@ -254,14 +270,11 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
 {
     totals sum = add_up(outcomes, count);
     const char *source = options->source ? options->source : "the exercise file";
-    if (strcmp(status, "passed") == 0)
-        printf("%sPASS%s  ", paint(options, GREEN BOLD), paint(options, RESET));
-    else if (strcmp(status, "not_graded") == 0)
-        printf("%sWAIT%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
-    else if (strcmp(status, "not_started") == 0)
-        printf("%sTODO%s  ", paint(options, YELLOW BOLD), paint(options, RESET));
-    else
-        printf("%sFAIL%s  ", paint(options, RED BOLD), paint(options, RESET));
+    const status_row *row = status_of(status);
+    const char *colour = strcmp(row->label, "PASS") == 0   ? GREEN BOLD
+                         : strcmp(row->label, "FAIL") == 0 ? RED BOLD
+                                                           : YELLOW BOLD;
+    printf("%s%s%s  ", paint(options, colour), row->label, paint(options, RESET));
     printf("%-28s %d/%d tests  %d/%d points  %s%s%s\n", options->exercise->id, sum.passed, count,
            sum.points, sum.max_points, paint(options, DIM), options->exercise->title,
            paint(options, RESET));
@@ -273,13 +286,11 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
         printf("      not started: open %s and replace its TODO\n", source);
 
     /* The tests, where they ran: each failure with its diagnostic (every test, when verbose). */
-    static const char *const ran[] = {"passed", "failed", "timed_out", "no_report", "not_graded",
-                                      NULL};
-    bool failures_shown = one_of(status, ran) && (sum.passed < count || options->verbose) &&
+    bool failures_shown = row->tests_shown && (sum.passed < count || options->verbose) &&
                           (strcmp(status, "failed") == 0 || sum.passed > 0 || options->verbose);
     /* A test that passed with a note (harness_note: how a measured speed compares, say) is
      * shown with it, failures or not. */
-    for (int t = 0; one_of(status, ran) && t < count; t++) {
+    for (int t = 0; row->tests_shown && t < count; t++) {
         const bool counted = test_counts(outcomes, count, t);
         bool noted = outcomes[t].passed && (outcomes[t].message[0] != '\0' || !counted);
         if (outcomes[t].passed ? !(options->verbose && failures_shown) && !noted
@@ -300,8 +311,7 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
                            "           ");
         }
     }
-    static const char *const no_hint[] = {"passed", "not_started", "not_run", "missing", NULL};
-    if (!one_of(status, no_hint) && options->exercise->hint[0] != '\0') {
+    if (row->hint_shown && options->exercise->hint[0] != '\0') {
         printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
         print_indented(options->exercise->hint, "            ");
     }
@@ -334,8 +344,8 @@ bool report_results(const report_options *options, const test_outcome *outcomes,
 void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why)
 {
-    printf("%sSKIP%s  %-28s no CUDA device: %s\n", paint(options, YELLOW BOLD),
-           paint(options, RESET), options->exercise->id, why);
+    printf("%s%s%s  %-28s no CUDA device: %s\n", paint(options, YELLOW BOLD),
+           status_of("no_gpu")->label, paint(options, RESET), options->exercise->id, why);
     fflush(stdout);
     /* Nothing ran, so nothing passed: report every test as not passed. */
     test_outcome *unrun = calloc((size_t)count, sizeof *unrun);
@@ -384,4 +394,36 @@ void report_rubric(const report_options *options, const test_outcome *outcomes, 
     fflush(stdout);
     /* With --json or --result-fd, the same record a run writes, nothing passed. */
     write_json(options, outcomes, count, "rubric", NULL);
+}
+
+void report_tally(const report_options *options, const char *status, const test_outcome *outcomes,
+                  int count)
+{
+    append_tally(options, status, add_up(outcomes, count), count);
+}
+
+int report_progress(const char *tally_path, bool color)
+{
+    FILE *in = fopen(tally_path, "r");
+    if (in == NULL) {
+        perror(tally_path);
+        return 2;
+    }
+    int exercises = 0, done = 0, passed = 0, failed = 0, points = 0, max = 0;
+    char id[256], status[64];
+    int p, t, pts, maxp;
+    while (fscanf(in, "%255s %63s %d %d %d %d", id, status, &p, &t, &pts, &maxp) == 6) {
+        exercises++;
+        done += strcmp(status, "passed") == 0;
+        passed += p;
+        failed += t - p;
+        points += pts;
+        max += maxp;
+    }
+    fclose(in);
+    const report_options options = {.color = color};
+    printf("\n%sProgress: %d of %d exercises done, %d of %d points%s\n", paint(&options, BOLD),
+           done, exercises, points, max, paint(&options, RESET));
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 && exercises > 0 ? 0 : 1;
 }

@@ -57,6 +57,13 @@ void report_unloadable(const report_options *options, const char *why);
 /* The rubric the program was compiled with, in harness/report/rubric.awk's lines; with a JSON
  * destination also the record, status "rubric", title and hint included. */
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count);
+/* A line of the tally (tally_path) for an exercise reported elsewhere: make check's that did not
+ * get as far as their tests (tools/report_block --tally). */
+void report_tally(const report_options *options, const char *status, const test_outcome *outcomes,
+                  int count);
+/* make check's closing lines, from the tally: exercises done and points, then the tests' count.
+ * Returns the exit status: 0 when every test passed. */
+int report_progress(const char *tally_path, bool color);
 
 /* Writes s as a JSON string, quotes included; a byte that is not UTF-8 as the text \xNN. */
 void json_write_string(FILE *out, const char *s);

@@ -72,6 +72,10 @@ cudaError_t __real_cudaDeviceSynchronize(void);
 cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
 cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
 cudaError_t __real_cudaStreamDestroy(cudaStream_t);
+cudaError_t __real_cudaEventCreateWithFlags(cudaEvent_t *, unsigned int);
+cudaError_t __real_cudaEventRecord(cudaEvent_t, cudaStream_t);
+cudaError_t __real_cudaEventSynchronize(cudaEvent_t);
+cudaError_t __real_cudaEventDestroy(cudaEvent_t);
 
 /* The harness's own operations (worker_operations.c): start once the context is made (its
  * threads and free memory then are the baseline), then each request other than a call or a

