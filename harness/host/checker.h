@@ -59,8 +59,13 @@ typedef struct hello {
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NOT_GRADED };
 
 /* What the checker says during a test: its verdict, at the end; in a timed test, also when its
- * measurement starts and ends (harness_gpu_alone_begin and _end). */
-enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED };
+ * measurement starts and ends (harness_gpu_alone_begin and _end); and when it starts a worker
+ * and has started it, a wait for a turn to make a context that is not the test's time. */
+enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED, REPLY_STARTING, REPLY_STARTED };
+
+/* How long a worker may take to say it is ready once it has its turn to make its context:
+ * making one can take a second when many ask at once. */
+#define WORKER_START_S 120.0
 
 #define REPLY_EVIDENCE 1u   /* the test read what the worker says of itself */
 #define REPLY_UNLOADABLE 2u /* the learner's module could not be loaded: the rest need not run */

@@ -110,11 +110,14 @@ static bool drain_output(const checker_process *k)
     }
 }
 
+/* Since when the checker has been starting a worker (REPLY_STARTING); 0 when it is not. */
+static double worker_starting_since;
+
 /* Stops the checker, its worker and all they started, for as long as a timed test of another
  * program has the GPU, and tells the checker how long that was: its deadline moves on. */
 static void yield_to_a_timed_test(const checker_process *k, double *deadline)
 {
-    if (!gpu_share_should_yield())
+    if (worker_starting_since > 0 || !gpu_share_should_yield())
         return;
     const double stopped = gpu_share_yield(k->pid);
     *deadline += stopped;
@@ -236,6 +239,8 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
     times->running = checker_now_s();
     *deadline = times->running + timeout + BACKSTOP_S;
     int got = write_all(k->command_fd, &c, sizeof c) ? 1 : 0;
+    double held_deadline = *deadline;
+    worker_starting_since = 0;
     while (got == 1) {
         got = await(k, r, sizeof *r, deadline, true);
         if (got != 1 || r->kind == REPLY_VERDICT)
@@ -251,6 +256,15 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
             command go = {COMMAND_GO, (uint32_t)x, (uint32_t)t, 0, 0};
             if (!write_all(k->command_fd, &go, sizeof go))
                 got = 0;
+        } else if (r->kind == REPLY_STARTING) {
+            /* Its turn to make a context may come after every other program's: the test's
+             * deadline waits, and a start that never ends still ends. */
+            worker_starting_since = checker_now_s();
+            held_deadline = *deadline;
+            *deadline = worker_starting_since + 2 * WORKER_START_S + BACKSTOP_S;
+        } else if (r->kind == REPLY_STARTED && worker_starting_since > 0) {
+            *deadline = held_deadline + (checker_now_s() - worker_starting_since);
+            worker_starting_since = 0;
         } else if (r->kind == REPLY_SHARED && times->alone) {
             times->alone = false;
             times->alone_s += checker_now_s() - times->alone_since;
@@ -266,6 +280,7 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
     }
     if (times->alone)
         times->alone_s += checker_now_s() - times->alone_since;
+    worker_starting_since = 0;
     return got;
 }
 

@@ -167,10 +167,8 @@ static void expect_results(const job *j, const char *when)
 /* --- How the work was queued, from the trace ---------------------------------------------- */
 
 /* A sentence naming what keeps the chunks from overlapping, or NULL when the trace shows none
- * of the known causes. Host waits while chunks are still being queued count from
- * `waits_tolerated` + 1 on: the untimed test names only a wait after (nearly) every chunk, the
- * timed one, which found the pipeline slow, any. */
-static const char *cause_from_trace(const job *j, size_t waits_tolerated)
+ * of the known causes; a host wait while chunks are still being queued is one. */
+static const char *cause_from_trace(const job *j)
 {
     static char cause[512];
     if (trace_count_of(TRACED_cudaMemcpy) > 0)
@@ -239,7 +237,7 @@ static const char *cause_from_trace(const job *j, size_t waits_tolerated)
             first_wait = first_wait ? first_wait : trace_get(i);
             waits++;
         }
-    if (first_wait != NULL && waits > waits_tolerated) {
+    if (first_wait != NULL) {
         snprintf(cause, sizeof cause,
                  "the host waited for the GPU %zu time%s while it was still queuing chunks "
                  "(%s, call %zu, is the first): each wait lets the GPU run dry, and the next "
@@ -275,13 +273,16 @@ COURSE_TEST(no_buffer_is_reused_before_its_copy_back_has_finished, 2)
     expect_results(&j, "with every copy back held up 2 ms, h_out");
 }
 
-COURSE_TEST(the_chunks_are_spread_over_the_streams_without_a_wait_after_each, 2)
+/* The header's contract: the host waits only once everything is queued. A wait before a
+ * stream's buffer is reused costs little on a GPU with four streams in flight (the H200 ran such
+ * a pipeline at 1.09 times the ideal), so the timed test cannot tell it; the calls can. */
+COURSE_TEST(the_chunks_are_spread_over_the_streams_and_the_host_waits_only_at_the_end, 2)
 {
     job j = make_job(8 * SMALL_CHUNK, SMALL_CHUNK, 4);
     run_traced(&j);
-    const char *cause = cause_from_trace(&j, chunk_count(&j) - 2);
+    const char *cause = cause_from_trace(&j);
     ck_assert_msg(cause == NULL,
-                  "8 chunks over 4 streams cannot overlap as queued: %s. What it "
+                  "8 chunks over 4 streams, queued so, cannot all overlap: %s. What it "
                   "did, when and where:%s",
                   cause, trace_timeline());
 }
@@ -464,7 +465,7 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
                      t.theirs, t.theirs / t.ideal, t.ideal, t.serial / t.theirs, t.serial);
         return;
     }
-    const char *cause = cause_from_trace(&j, 0);
+    const char *cause = cause_from_trace(&j);
     char causes[640];
     snprintf(causes, sizeof causes, "%s%s", cause ? "What keeps the chunks from overlapping: " : "",
              cause ? cause
