@@ -411,16 +411,15 @@ prerequisites:
 	@setup/install-deps.sh --if-missing
 
 ## make help           this list
-# Each "## COMMAND  WHAT IT DOES" line, the two in columns; a long command gets a line of its own.
+# Each "## COMMAND  WHAT IT DOES" line, grouped by who runs it (mk/help.awk).
 help:
-	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -F '  +' \
-	    '{ if (length($$1) > 22) printf "%s\n%24s%s\n", $$1, "", $$2; else printf "%-24s%s\n", $$1, $$2 }'
+	@sed -n 's/^## //p' $(MAKEFILE_LIST) | awk -f mk/help.awk
 
 ## make clean          remove build/
 clean:
 	rm -rf $(BUILD)
 
-## make list-exercises  the exercises, in the order make check and make watch take them
+## make list-exercises  the exercises' ids, one a line, for scripts (make list is for people)
 # Used by the scripts, which discover nothing themselves.
 list-exercises: ; @printf '%s\n' $(EXERCISES)
 list-mutants: ; @printf '%s\n' $(MUTANTS)

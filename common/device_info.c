@@ -45,16 +45,12 @@ const char *cuda_version_string(int version, char *buf, size_t size)
 
 const char *no_device_reason(cudaError_t err, char *buf, size_t size)
 {
-    char described[192];
-    cuda_error_describe(err, described, sizeof described);
     /* The kernel module publishes this file while it is loaded, whatever the GPU. */
     bool driver_loaded = access("/proc/driver/nvidia/version", F_OK) == 0;
     if (!driver_loaded && (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice))
-        snprintf(buf, size,
-                 "no NVIDIA driver is installed or loaded here (the runtime says %s, and "
-                 "/proc/driver/nvidia/version is not there)",
-                 described);
+        snprintf(buf, size, "no NVIDIA driver is loaded (the CUDA runtime says %s)",
+                 cudaGetErrorName(err));
     else
-        snprintf(buf, size, "%s", described);
+        cuda_error_describe(err, buf, size);
     return buf;
 }

@@ -36,10 +36,9 @@ for commit in $(git rev-list HEAD -- "$file" 2>/dev/null); do
     fi
 done
 [[ -n $stub_commit ]] || die "git's history has no stub of $file (no committed version with its TODO); your file is untouched"
-short=$(git rev-parse --short "$stub_commit")
 
 if [[ -f $file ]] && git show "$stub_commit:$file" | cmp -s - "$file"; then
-    echo "reset: $file is the stub already (as in commit $short); nothing to do"
+    echo "reset: $file is the stub already; nothing to do"
     exit 0
 fi
 if [[ -f $file ]]; then
@@ -53,7 +52,7 @@ if ! git show "$stub_commit:$file" >"$file"; then
     die "could not write the stub to $file; it is as it was"
 fi
 if [[ -n ${backup:-} ]]; then
-    echo "reset: your $file is now $backup; $file is the stub again (from commit $short)"
+    echo "reset: $file is the stub again, as the course gives it; your version is kept as $backup"
 else
-    echo "reset: $file was missing; it is the stub again (from commit $short)"
+    echo "reset: $file was missing; it is the stub again, as the course gives it"
 fi

@@ -3,7 +3,7 @@
 # Both act on exercises/ only, in the order `make list-exercises` gives (the book's);
 # the scripts behind them say what they do.
 
-.PHONY: watch reset
+.PHONY: watch reset hint list
 
 ## make watch          re-check the exercise you are on each time you save it, then the next (EX= to start there)
 watch: prerequisites
@@ -13,3 +13,11 @@ watch: prerequisites
 ## make reset EX=...   put an exercise's stub back; your file is kept beside it as NAME.c.N.bak
 reset:
 	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/reset.sh $(EX)
+
+## make hint EX=...    an exercise's hint, which make check only points to
+hint:
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/hint.sh $(EX)
+
+## make list           the exercises in the book's order: each one's title, and done, failing or not started
+list:
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/list.sh

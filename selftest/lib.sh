@@ -54,7 +54,7 @@ need_gpu() {
     if [[ ${REQUIRE_GPU:-} == 1 ]]; then
         fail "$1: REQUIRE_GPU=1 but there is no CUDA device ($gpu_reason)"
     else
-        skip "$1 (skipped: no CUDA device: $gpu_reason)"
+        skip "$1 (skipped: no GPU)" # the reason is said once, at the end
     fi
     return 1
 }

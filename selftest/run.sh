@@ -117,6 +117,7 @@ for i in "${!names[@]}"; do
     fi
 done
 printf '\n(make test took %.1f s)\n' "$(seconds_since "$started")"
+[[ -z $gpu_present ]] && echo "(no GPU: $gpu_reason; the checks that need one were skipped)"
 
 echo
 line="$passed passed, $failed failed"

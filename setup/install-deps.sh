@@ -335,6 +335,19 @@ watch_deps() {
     echo "deps: $what, so \`make watch\` will not work. $how" >&2
 }
 
+# The one thing make deps cannot install: a GPU and its driver. Said last, so that a learner who
+# has everything else knows what still stops the tests that need one.
+gpu_line() {
+    if [[ -e /proc/driver/nvidia/version ]] && command -v nvidia-smi >/dev/null &&
+       gpus=$(nvidia-smi -L 2>/dev/null) && [[ -n $gpus ]]; then
+        say "GPU: $(head -n 1 <<<"$gpus" | sed 's/ (UUID.*//')$( (($(wc -l <<<"$gpus") > 1)) && echo " and $(($(wc -l <<<"$gpus") - 1)) more")"
+    elif grep -qsx 0x10de /sys/bus/pci/devices/*/vendor || [[ -e /proc/driver/nvidia ]]; then
+        say "GPU: an NVIDIA device is here but its driver is not working, so the tests that need a GPU will not run: install NVIDIA's driver (nvidia-smi must list the GPU)"
+    else
+        say "GPU: none on this machine, so make check runs only the tests that need none (README.md, \"No NVIDIA GPU?\")"
+    fi
+}
+
 if [[ $want_check == true ]]; then
     check_cuda
     check_deps
@@ -346,4 +359,7 @@ if [[ $want_book != no ]]; then
 fi
 if [[ $want_watch != no ]]; then
     watch_deps
+fi
+if [[ $want_check == true ]]; then
+    gpu_line
 fi

@@ -41,17 +41,25 @@ typedef struct course_exercise {
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's
  * code left early (a longjmp, a return from a signal handler) does not. */
-void course_register_test(const TTest *test, int points, int line, bool timed);
+enum course_test_kind { COURSE_TEST_GPU, COURSE_TEST_TIMED, COURSE_TEST_HOST };
+void course_register_test(const TTest *test, int points, int line, enum course_test_kind kind);
 void course_test_begin(void);
 void course_test_end(void);
 
-#define COURSE_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, false)
+#define COURSE_TEST(test_name, test_points)                                                         \
+    COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_GPU)
 /* A test that times the GPU: where tests of several programs share a GPU (make grade), its
  * measurement runs with the GPU to itself (harness_gpu_alone_begin), and only such a test may
  * call the harness's timing helpers. */
-#define COURSE_TIMED_TEST(test_name, test_points) COURSE_TEST_DEFINE(test_name, test_points, true)
+#define COURSE_TIMED_TEST(test_name, test_points)                                                   \
+    COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_TIMED)
+/* A test that needs no GPU: neither its body nor any correct code it calls uses CUDA (pure
+ * arithmetic). Where there is no GPU, make check runs these tests all the same, in a checker and
+ * a worker that make no CUDA context. */
+#define COURSE_HOST_TEST(test_name, test_points)                                                    \
+    COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_HOST)
 
-#define COURSE_TEST_DEFINE(test_name, test_points, timed)                                          \
+#define COURSE_TEST_DEFINE(test_name, test_points, kind)                                          \
     static void test_name##_body(void);                                                            \
     START_TEST(test_name)                                                                          \
     {                                                                                              \
@@ -62,7 +70,7 @@ void course_test_end(void);
     END_TEST                                                                                       \
     __attribute__((constructor)) static void test_name##_register(void)                            \
     {                                                                                              \
-        course_register_test(test_name, test_points, __LINE__, timed);                             \
+        course_register_test(test_name, test_points, __LINE__, kind);                             \
     }                                                                                              \
     static void test_name##_body(void)
 

@@ -20,6 +20,7 @@ typedef struct registered_test {
     int points;
     int line;
     bool timed;
+    bool host_only; /* COURSE_HOST_TEST: runs where there is no GPU */
 } registered_test;
 
 /* An exercise this program runs: a test module, and the learner's module it calls. */
@@ -31,6 +32,7 @@ typedef struct exercise_entry {
     const char *report_path; /* --report: where its block goes */
     const char *learner;     /* --learner: the learner's module */
     bool skip_timed;
+    bool gpu_absent; /* no GPU: only its COURSE_HOST_TESTs run, in a checker without CUDA */
     void *module;         /* dlopen's handle */
     char unloadable[512]; /* why a module could not be loaded; "" when it was */
 } exercise_entry;

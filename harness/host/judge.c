@@ -340,6 +340,11 @@ bool judge_run_exercise(int x, test_outcome *outcomes, double timeout, bool use_
                      "not run: COURSE_SKIP_TIMED=1 skips the tests that time the GPU");
             continue;
         }
+        if (e->gpu_absent && !e->tests[t].host_only) {
+            outcomes[t].needs_gpu = true;
+            snprintf(outcomes[t].message, sizeof outcomes[t].message, "not run: it needs a GPU");
+            continue;
+        }
         if (e->unloadable[0] != '\0') {
             outcomes[t].ran = true;
             snprintf(outcomes[t].message, sizeof outcomes[t].message, "%s", e->unloadable);

@@ -68,7 +68,7 @@ exercise_entry **host_entries;
 int host_entry_count;
 static exercise_entry *loading; /* where constructors register tests: a module's entry */
 
-void course_register_test(const TTest *test, int points, int line, bool timed)
+void course_register_test(const TTest *test, int points, int line, enum course_test_kind kind)
 {
     if (loading == NULL) {
         fprintf(stderr, "harness: a test registered outside a module\n");
@@ -78,7 +78,8 @@ void course_register_test(const TTest *test, int points, int line, bool timed)
         fprintf(stderr, "harness: more than %d tests in one exercise\n", MAX_TESTS);
         exit(2);
     }
-    loading->tests[loading->count++] = (registered_test){test, points, line, timed};
+    loading->tests[loading->count++] =
+        (registered_test){test, points, line, kind == COURSE_TEST_TIMED, kind == COURSE_TEST_HOST};
 }
 
 static int by_line(const void *a, const void *b)
@@ -187,6 +188,7 @@ static test_outcome *outcomes_for(const exercise_entry *e)
                                 sizeof outcomes[t].sentence);
         outcomes[t].points = e->tests[t].points;
         outcomes[t].timed = e->tests[t].timed;
+        outcomes[t].host_only = e->tests[t].host_only;
     }
     return outcomes;
 }
@@ -216,8 +218,24 @@ static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, c
     const int saved = report_to(e->report_path);
     bool all_passed = false;
     if (*no_gpu || !judge_run_exercise(x, outcomes, timeout, use_cuda, why, why_size)) {
+        /* No GPU: the tests that need none run all the same, in a checker and a worker that
+         * make no CUDA context (the first checker, which looked for a device, has ended). */
         *no_gpu = true;
-        report_no_gpu(&e->options, outcomes, e->count, why);
+        e->gpu_absent = true;
+        free(outcomes);
+        outcomes = outcomes_for(e);
+        char unused[256];
+        bool any_host_test = false, none_passed = true;
+        for (int t = 0; t < e->count; t++) {
+            any_host_test |= e->tests[t].host_only;
+            outcomes[t].needs_gpu = !e->tests[t].host_only;
+        }
+        if (any_host_test)
+            (void)judge_run_exercise(x, outcomes, timeout, false, unused, sizeof unused);
+        for (int t = 0; t < e->count; t++)
+            none_passed &= !outcomes[t].passed;
+        e->options.not_started = none_passed && source_is_untouched_stub(e->options.source);
+        all_passed = report_no_gpu(&e->options, outcomes, e->count, why);
     } else if (e->unloadable[0] != '\0' && e->count > 0 && !outcomes[0].passed &&
                strcmp(outcomes[0].message, e->unloadable) == 0) {
         report_unloadable(&e->options, e->unloadable);

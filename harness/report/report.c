@@ -247,13 +247,13 @@ static void append_tally(const report_options *options, const char *status, tota
  * listed and its hint shown. */
 typedef struct status_row {
     const char *name, *label;
-    bool tests_shown, hint_shown;
+    bool tests_shown, hint_offered;
 } status_row;
 
 static const status_row *status_of(const char *name)
 {
     static const status_row rows[] = {
-#define STATUS(name, label, words, tests_shown, hint_shown) {#name, label, tests_shown, hint_shown},
+#define STATUS(name, label, words, tests_shown, hint_offered) {#name, label, tests_shown, hint_offered},
 #include "statuses.def"
 #undef STATUS
     };
@@ -287,10 +287,13 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
 
     /* The tests, where they ran: each failure with its diagnostic (every test, when verbose). */
     bool failures_shown = row->tests_shown && (sum.passed < count || options->verbose) &&
-                          (strcmp(status, "failed") == 0 || sum.passed > 0 || options->verbose);
+                          (strcmp(status, "failed") == 0 || strcmp(status, "no_gpu") == 0 ||
+                           sum.passed > 0 || options->verbose);
     /* A test that passed with a note (harness_note: how a measured speed compares, say) is
      * shown with it, failures or not. */
     for (int t = 0; row->tests_shown && t < count; t++) {
+        if (outcomes[t].needs_gpu)
+            continue; /* said once, above */
         const bool counted = test_counts(outcomes, count, t);
         bool noted = outcomes[t].passed && (outcomes[t].message[0] != '\0' || !counted);
         if (outcomes[t].passed ? !(options->verbose && failures_shown) && !noted
@@ -311,9 +314,12 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
                            "           ");
         }
     }
-    if (row->hint_shown && options->exercise->hint[0] != '\0') {
-        printf("      %shint:%s ", paint(options, YELLOW), paint(options, RESET));
-        print_indented(options->exercise->hint, "            ");
+    /* The hint, on request only (as rustlings gives it): most say how the solution goes, which
+     * a learner who has just made a typo does not want to read unasked. */
+    if (row->hint_offered && options->exercise->hint[0] != '\0') {
+        const char *id = options->exercise->id, *name = strrchr(id, '/');
+        printf("      %shint:%s make hint EX=%s\n", paint(options, YELLOW), paint(options, RESET),
+               name ? name + 1 : id);
     }
     if (note != NULL && note[0] != '\0') {
         printf("      %snote:%s ", paint(options, DIM), paint(options, RESET));
@@ -341,21 +347,29 @@ bool report_results(const report_options *options, const test_outcome *outcomes,
     return strcmp(status, "passed") == 0;
 }
 
-void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
+bool report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why)
 {
-    printf("%s%s%s  %-28s no CUDA device: %s\n", paint(options, YELLOW BOLD),
-           status_of("no_gpu")->label, paint(options, RESET), options->exercise->id, why);
-    fflush(stdout);
-    /* Nothing ran, so nothing passed: report every test as not passed. */
-    test_outcome *unrun = calloc((size_t)count, sizeof *unrun);
-    for (int t = 0; unrun && t < count; t++) {
-        unrun[t] = outcomes[t];
-        snprintf(unrun[t].message, sizeof unrun[t].message, "not run: no CUDA device (%s)", why);
-    }
-    write_json(options, unrun ? unrun : outcomes, count, "no_gpu", why);
-    append_tally(options, "no_gpu", add_up(outcomes, count), count);
-    free(unrun);
+    int ran = 0;
+    for (int t = 0; t < count; t++)
+        ran += !outcomes[t].needs_gpu;
+    if (ran == count) /* every test needs no GPU: a result like any other */
+        return report_results(options, outcomes, count);
+    /* The block says once what did not run; the reason, which is the machine's, make check
+     * says once for all (the JSON record's note). */
+    char what[160];
+    if (ran == 0)
+        snprintf(what, sizeof what, "not run: %s tests need a GPU", count == 1 ? "its" : "all its");
+    else
+        snprintf(what, sizeof what, "%d of its %d tests need a GPU and did not run; the other %d did",
+                 count - ran, count, ran);
+    const char *details[] = {what};
+    const char *status = options->not_started ? "not_started" : "no_gpu";
+    report_block(options, outcomes, count, status, details, options->not_started ? 0 : 1, NULL);
+    write_json(options, outcomes, count, status, why); /* the note: why there is no GPU */
+    /* The tally counts the tests that ran: those that did not are neither passed nor failed. */
+    append_tally(options, status, add_up(outcomes, count), ran);
+    return false;
 }
 
 void report_unloadable(const report_options *options, const char *why)
@@ -390,7 +404,8 @@ void report_rubric(const report_options *options, const test_outcome *outcomes, 
     putchar('\n');
     for (int t = 0; t < count; t++)
         printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,
-               outcomes[t].sentence, outcomes[t].timed ? "timed" : "untimed");
+               outcomes[t].sentence,
+               outcomes[t].timed ? "timed" : outcomes[t].host_only ? "host" : "untimed");
     fflush(stdout);
     /* With --json or --result-fd, the same record a run writes, nothing passed. */
     write_json(options, outcomes, count, "rubric", NULL);
@@ -402,6 +417,9 @@ void report_tally(const report_options *options, const char *status, const test_
     append_tally(options, status, add_up(outcomes, count), count);
 }
 
+/* The closing lines: how far the learner is, in exercises and points, then the tests of the
+ * exercises they started (those of an untouched or missing file, or that needed a GPU and did
+ * not run, are neither passed nor failed). 0 when every exercise passed, 1 when not. */
 int report_progress(const char *tally_path, bool color)
 {
     FILE *in = fopen(tally_path, "r");
@@ -409,21 +427,43 @@ int report_progress(const char *tally_path, bool color)
         perror(tally_path);
         return 2;
     }
-    int exercises = 0, done = 0, passed = 0, failed = 0, points = 0, max = 0;
-    char id[256], status[64];
+    int exercises = 0, done = 0, not_started = 0, no_gpu = 0, passed = 0, failed = 0,
+        points = 0, max = 0;
+    char id[256], only[256] = "", status[64];
     int p, t, pts, maxp;
     while (fscanf(in, "%255s %63s %d %d %d %d", id, status, &p, &t, &pts, &maxp) == 6) {
         exercises++;
+        snprintf(only, sizeof only, "%s", id);
         done += strcmp(status, "passed") == 0;
-        passed += p;
-        failed += t - p;
+        const bool untouched = strcmp(status, "not_started") == 0 || strcmp(status, "missing") == 0;
+        not_started += untouched;
+        no_gpu += strcmp(status, "no_gpu") == 0;
+        if (!untouched) {
+            passed += p;
+            failed += t - p;
+        }
         points += pts;
         max += maxp;
     }
     fclose(in);
     const report_options options = {.color = color};
-    printf("\n%sProgress: %d of %d exercises done, %d of %d points%s\n", paint(&options, BOLD),
-           done, exercises, points, max, paint(&options, RESET));
+    char others[128] = "";
+    if (not_started > 0)
+        snprintf(others, sizeof others, ", %d not started", not_started);
+    if (no_gpu > 0)
+        snprintf(others + strlen(others), sizeof others - strlen(others), ", %d waiting for a GPU",
+                 no_gpu);
+    if (exercises == 1)
+        printf("\n%sProgress: %s %s, %d of %d points%s\n", paint(&options, BOLD), only,
+               done          ? "done"
+               : not_started ? "not started"
+               : no_gpu      ? "waiting for a GPU"
+                             : "not done yet",
+               points, max, paint(&options, RESET));
+    else
+        printf("\n%sProgress: %d of %d exercises done%s; %d of %d points%s\n",
+               paint(&options, BOLD), done, exercises, others, points, max,
+               paint(&options, RESET));
     printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 && exercises > 0 ? 0 : 1;
+    return done == exercises && exercises > 0 ? 0 : 1;
 }

@@ -10,7 +10,9 @@
 typedef struct test_outcome {
     char sentence[256];
     int points;
-    bool timed; /* declared with COURSE_TIMED_TEST */
+    bool timed;     /* declared with COURSE_TIMED_TEST */
+    bool host_only; /* declared with COURSE_HOST_TEST: it needs no GPU */
+    bool needs_gpu; /* not run: there is no GPU, and it needs one */
     bool ran;
     bool passed;
     bool not_graded; /* something outside the code under test spoiled it: to be run again */
@@ -49,7 +51,7 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
                   const char *note);
 /* The block, the JSON record and the tally line of a run; true when every test passed. */
 bool report_results(const report_options *options, const test_outcome *outcomes, int count);
-void report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
+bool report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
 /* An exercise whose learner module the worker could not load (status "unloadable" in JSON):
  * `why` is the whole sentence. */

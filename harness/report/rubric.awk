@@ -7,7 +7,9 @@
 # order the runner runs them in), fields separated by tabs:
 #
 #   exercise  chNN-slug/NAME  TITLE   HINT
-#   test      chNN-slug/NAME  POINTS  SENTENCE  timed|untimed
+#   test      chNN-slug/NAME  POINTS  SENTENCE  timed|untimed|host
+#
+# (host: COURSE_HOST_TEST, a test that needs no GPU.)
 #
 # TITLE and HINT are the C string literals of COURSE_EXERCISE(title, hint) with their escapes
 # read; in the output a backslash, a tab and a newline are written \\, \t and \n. A test's
@@ -87,10 +89,10 @@ FNR == 1 {
 
 { source = source $0 "\n" }
 
-/^COURSE_(TIMED_)?TEST\([A-Za-z0-9_]+, *[0-9]+\)/ {
-    timed = $0 ~ /^COURSE_TIMED_TEST/ ? "timed" : "untimed"
+/^COURSE_(TIMED_|HOST_)?TEST\([A-Za-z0-9_]+, *[0-9]+\)/ {
+    timed = $0 ~ /^COURSE_TIMED_TEST/ ? "timed" : $0 ~ /^COURSE_HOST_TEST/ ? "host" : "untimed"
     line = $0
-    sub(/^COURSE_(TIMED_)?TEST\(/, "", line)
+    sub(/^COURSE_(TIMED_|HOST_)?TEST\(/, "", line)
     sub(/\).*/, "", line)
     split(line, parts, /, */)
     sentence = parts[1]

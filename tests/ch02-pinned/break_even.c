@@ -84,7 +84,7 @@ static void expect_unit_cases(const char *name, double (*function)(size_t, doubl
     }
 }
 
-COURSE_TEST(pin_cost_ms_counts_the_cost_per_GiB_of_2_to_the_30_bytes, 2)
+COURSE_HOST_TEST(pin_cost_ms_counts_the_cost_per_GiB_of_2_to_the_30_bytes, 2)
 {
     const unit_case cases[] = {
         {GIB, "1 GiB", 545, 545, "pinning a whole GiB costs the figure per GiB itself, 545 ms"},
@@ -97,7 +97,7 @@ COURSE_TEST(pin_cost_ms_counts_the_cost_per_GiB_of_2_to_the_30_bytes, 2)
                       sizeof cases / sizeof cases[0]);
 }
 
-COURSE_TEST(copy_time_ms_turns_GB_per_s_of_10_to_the_9_bytes_into_milliseconds, 2)
+COURSE_HOST_TEST(copy_time_ms_turns_GB_per_s_of_10_to_the_9_bytes_into_milliseconds, 2)
 {
     const unit_case cases[] = {
         {1000000000, "10^9 bytes", 8, 125, "a GB at 8 GB/s takes 1/8 s, 125 ms"},
@@ -201,7 +201,7 @@ static void expect_answer(const break_even_case *c)
                  mixed_units_note(c, got));
 }
 
-COURSE_TEST(measured_costs_give_the_answers_worked_out_by_hand, 4)
+COURSE_HOST_TEST(measured_costs_give_the_answers_worked_out_by_hand, 4)
 {
     const break_even_case cases[] = {
         /* cudaMallocHost on the H200 (545 ms per GiB), pageable 8.0 and pinned 55.2 GB/s: a
@@ -226,7 +226,7 @@ COURSE_TEST(measured_costs_give_the_answers_worked_out_by_hand, 4)
         expect_answer(&cases[c]);
 }
 
-COURSE_TEST(near_a_whole_number_of_copies_the_answer_is_the_first_copy_strictly_ahead, 2)
+COURSE_HOST_TEST(near_a_whole_number_of_copies_the_answer_is_the_first_copy_strictly_ahead, 2)
 {
     /* 8 and 40 GB/s: 134.2177 - 26.8435 = 107.3742 ms saved per GiB copied, so a pin cost of
      * 3 x 107.3742 = 322.1225 ms would tie at 3 copies. */
@@ -240,7 +240,7 @@ COURSE_TEST(near_a_whole_number_of_copies_the_answer_is_the_first_copy_strictly_
         expect_answer(&cases[c]);
 }
 
-COURSE_TEST(a_buffer_that_costs_nothing_to_pin_wins_from_the_first_copy, 1)
+COURSE_HOST_TEST(a_buffer_that_costs_nothing_to_pin_wins_from_the_first_copy, 1)
 {
     /* x = 0 / saving = 0 exactly: 0 copies tie at 0 ms, and the 1st is already faster. */
     const break_even_case free_pin = {MIB, "1 MiB", 0, 8.0, 55.2, 1};
@@ -252,7 +252,7 @@ COURSE_TEST(a_buffer_that_costs_nothing_to_pin_wins_from_the_first_copy, 1)
                   call_text(&free_pin), got);
 }
 
-COURSE_TEST(pinning_never_wins_when_pinned_copies_are_no_faster, 2)
+COURSE_HOST_TEST(pinning_never_wins_when_pinned_copies_are_no_faster, 2)
 {
     const long long faster = break_even_copies(GIB, 545, 8, 55.2);
     ck_assert_msg(faster != BREAK_EVEN_NEVER,
@@ -277,7 +277,7 @@ COURSE_TEST(pinning_never_wins_when_pinned_copies_are_no_faster, 2)
     }
 }
 
-COURSE_TEST(a_count_too_large_for_a_long_long_is_reported_as_never, 1)
+COURSE_HOST_TEST(a_count_too_large_for_a_long_long_is_reported_as_never, 1)
 {
     /* x = 1e300 / 114.77: about 10^298 copies, far past LLONG_MAX (about 9.2 x 10^18). */
     const long long got = break_even_copies(GIB, 1e300, 8.0, 55.2);
@@ -289,7 +289,7 @@ COURSE_TEST(a_count_too_large_for_a_long_long_is_reported_as_never, 1)
                   got);
 }
 
-COURSE_TEST(invalid_input_and_only_invalid_input_is_refused_with_BREAK_EVEN_INVALID, 2)
+COURSE_HOST_TEST(invalid_input_and_only_invalid_input_is_refused_with_BREAK_EVEN_INVALID, 2)
 {
     const long long valid = break_even_copies(GIB, 545, 8, 55.2);
     ck_assert_msg(valid != BREAK_EVEN_INVALID,
