@@ -267,8 +267,10 @@ static const char *wait_problem(void)
 /* --- The tests ---------------------------------------------------------------------------- */
 
 /* How long the results test holds each stream up before its copy: a function that returns
- * before its copies have landed then shows it every time, not only when it loses a race. */
-#define DELAY_MS 20.0
+ * before its copies have landed then shows it every time, not only when it loses a race. 20 ms
+ * was not enough on the H200 with make test's forty workers beside it: the checker read the
+ * buffer later than that after the code returned, and found the copy landed. */
+#define DELAY_MS 200.0
 
 COURSE_TEST(both_copies_arrive_whole, 3)
 {
@@ -287,10 +289,12 @@ COURSE_TEST(both_copies_arrive_whole, 3)
     harness_synchronize_untraced();
     ck_assert_msg(err == cudaSuccess, "copy_both_directions returned %s. The calls it made were:%s",
                   error_text(err), trace_summary());
-    expect_bytes_arrived(down_seen, c.want_down, c.down_bytes, 1,
-                         "the copy down (h_down_dst, read as soon as copy_both_directions "
-                         "returned, the test having held each stream up for 20 ms before its "
-                         "copy)");
+    char what[192];
+    snprintf(what, sizeof what,
+             "the copy down (h_down_dst, read as soon as copy_both_directions returned, the "
+             "test having held each stream up for %.0f ms before its copy)",
+             DELAY_MS);
+    expect_bytes_arrived(down_seen, c.want_down, c.down_bytes, 1, what);
     expect_bytes_arrived(up_seen, c.h_up_src, c.up_bytes, 1,
                          "the copy up (d_up_dst, read as soon as copy_both_directions returned)");
 }
