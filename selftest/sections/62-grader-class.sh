@@ -102,7 +102,8 @@ fi
 # Without a GPU, a student whose tests have not run has no score on the terminal either, and
 # the closing lines give the command that grades them, with the same OUT.
 if [[ -z $gpu_mode ]]; then
-    if grep -qE "^  student-good +\xe2\x80\x93/[0-9]+ not graded yet" "$grader_work/second.log" &&
+    no_score=$'\xe2\x80\x93' # the en dash (UTF-8) that stands for points not known (grader/results.py)
+    if grep -qE "^  student-good +$no_score/[0-9]+ +not graded yet" "$grader_work/second.log" &&
        ! grep -qE "^  student-good +0/" "$grader_work/second.log"; then
         pass "without a GPU, a student whose tests have not run shows no points on the terminal"
     else
