@@ -64,6 +64,19 @@ class Course:
     def built(self, *parts):
         return os.path.join(self.root, self.build, *parts)
 
+    def is_untouched_stub(self, exercise_id, source):
+        """Whether the file at `source` is the course's stub as handed out (line ends and the
+        blank lines around it aside). Such a file is not started, with or without a GPU: the
+        self-test (selftest/sections/30-exercises.sh) sees every stub pass no test and be
+        reported as not started, so no test run can say otherwise."""
+        def text(path):
+            with open(path, "rb") as f:
+                return f.read().replace(b"\r\n", b"\n").strip()
+        try:
+            return text(source) == text(self.path("exercises", exercise_id + ".c"))
+        except OSError:
+            return False
+
     def list_exercises(self):
         run = self.make("list-exercises")
         if run.returncode != 0:

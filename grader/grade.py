@@ -20,6 +20,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -147,12 +148,32 @@ def command_grade(args):
     print(results.summary(run.records, exercise_ids, time.monotonic() - started, run.graded,
                           len(found) - len(todo), complete_now=run.complete))
     if run.graded:
-        print("\nWritten: %s (gradebook), %s/NAME/feedback.md and results.json" % (
-            os.path.join(args.out, "grades.csv"), os.path.join(args.out, "students")))
+        print("\nWritten: %s (gradebook), %s/NAME/feedback.md, and results.json for each student "
+              "graded in full" % (os.path.join(args.out, "grades.csv"),
+                                  os.path.join(args.out, "students")))
     else:
         print("\nNothing written: every student in it is graded already.")
-    complete = all(run.records.get(s.student, {}).get("complete") for s in found)
-    return 0 if complete else 1
+    waiting = [s.student for s in found if not run.records.get(s.student, {}).get("complete")]
+    if waiting:
+        print(what_next(args, len(waiting), len(found) - len(waiting), bool(grader.gpus)))
+    return 1 if waiting else 0
+
+
+def what_next(args, waiting, graded, gpus):
+    """The closing lines while students wait: the command that grades them, and what it keeps."""
+    command = "make grade SUBMISSIONS=%s OUT=%s%s" % (
+        shlex.quote(args.submissions), shlex.quote(args.out),
+        " SLICE=" + args.slice if args.slice else "")
+    if gpus:
+        why, where = "something held their tests up", "Run"
+    else:
+        why, where = "their tests need a GPU", "On a machine with a CUDA device, run"
+    kept = ("%s graded in full, skipped next time" % results.count_students(graded) if graded
+            else "nobody is graded in full yet")
+    return ("\n%s not graded yet: %s.\n%s the same command, with the same OUT:\n    %s\n"
+            "OUT keeps what this run decided: %s; the others are built again\n"
+            "(compile results are not reused: that machine's compiler decides) and their "
+            "tests run." % (results.count_students(waiting), why, where, command, kept))
 
 
 def command_report(args):

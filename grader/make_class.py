@@ -155,6 +155,11 @@ def sample_class(dest):
             expected.append(("student-partial", exercise, "0", "missing", "is missing"))
     write_zip(dest, "student-partial", files, top="partial-work")
 
+    # One who handed in the stubs as they came: not started, with or without a GPU.
+    write_folder(dest, "student-not-started",
+                 {"%s.c" % e: read("exercises", e + ".c") for e in exercises})
+    expected.append(("student-not-started", "*", "0", "not_started", "replace its TODO"))
+
     # One whose files all sit in the wrong places, as a .tar.gz.
     write_tar(dest, "student-missing", {
         "notes.txt": b"I did them all!\n",

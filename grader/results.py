@@ -35,14 +35,20 @@ def _status_words():
 
 STATUS_WORDS = _status_words()
 BUILD_FAILURES = ("does_not_compile", "rejected")
+WAITING = ("not_run", "not_graded")  # an exercise whose points are not known yet
+# What a student's feedback, line and gradebook row say in place of points not known yet: no
+# number, so that nobody takes a student nobody could run for a student who scored 0.
+NOT_GRADED = "not graded yet"
+NO_SCORE = "\u2013"  # an en dash: "\u2013/233" on the terminal, never "0/233"
 
 
 class Outcome:
     """One exercise of one student."""
 
-    def __init__(self, exercise, status, tests=None, details=None, note=""):
+    def __init__(self, exercise, status, tests=None, details=None, note="", needs_gpu=False):
         self.exercise = exercise
         self.status = status
+        self.needs_gpu = needs_gpu  # not run because the grading machine has no CUDA device
         # [{name, points, passed, message}], in the rubric's order
         self.tests = tests if tests is not None else [
             {"name": name, "points": points, "passed": False, "message": ""}
@@ -57,10 +63,14 @@ class Outcome:
 
     @property
     def complete(self):
-        return self.status not in ("not_run", "not_graded")
+        return self.status not in WAITING
+
+    def shown_points(self):
+        """"2/5", or "\u2013/5" while the points are not known."""
+        return "%s/%d" % (self.points if self.complete else NO_SCORE, self.exercise.max_points)
 
     def to_json(self):
-        return {"status": self.status, "points": self.points,
+        return {"status": self.status, "points": self.points, "needs_gpu": self.needs_gpu,
                 "max_points": self.exercise.max_points, "title": self.exercise.title,
                 "tests": self.tests, "details": self.details, "note": self.note,
                 "seconds": self.seconds}
@@ -79,6 +89,19 @@ class StudentRecord:
     @property
     def complete(self):
         return all(o.complete for o in self.outcomes)
+
+    @property
+    def waiting_for(self):
+        """Why the student is not graded yet, in words; None once they are."""
+        if self.complete:
+            return None
+        if any(o.needs_gpu for o in self.outcomes if not o.complete):
+            return "the tests need a GPU"
+        return "some tests are to be run again"
+
+    def shown_points(self):
+        return "%s/%d" % (sum(o.points for o in self.outcomes) if self.complete else NO_SCORE,
+                          sum(o.exercise.max_points for o in self.outcomes))
 
     def to_json(self):
         return {"student": self.student, "submission": self.source, "complete": self.complete,
@@ -120,11 +143,21 @@ def is_graded(out, student, fingerprint=None):
 
 
 def write_student(out, record):
-    """feedback.md, results.json, then grade.json: the last one marks the student graded."""
+    """feedback.md, results.json, then grade.json: the last one marks the student graded.
+
+    results.json holds a score, so a student not graded yet has none: an earlier one (of files
+    since resubmitted, or a REGRADE=1 without a GPU) goes, as grade.json no longer backs it.
+    """
     folder = student_folder(out, record.student)
     write_atomically(os.path.join(folder, "feedback.md"), feedback(record))
-    write_atomically(os.path.join(folder, "results.json"),
-                     json.dumps(gradescope(record), indent=2) + "\n")
+    if record.complete:
+        write_atomically(os.path.join(folder, "results.json"),
+                         json.dumps(gradescope(record), indent=2) + "\n")
+    else:
+        try:
+            os.remove(os.path.join(folder, "results.json"))
+        except FileNotFoundError:
+            pass
     write_atomically(os.path.join(folder, "grade.json"),
                      json.dumps(record.to_json(), indent=2) + "\n")
 
@@ -143,7 +176,8 @@ def load_records(out):
 
 
 def gradebook_csv(records, exercise_ids):
-    """grades.csv: a row per student, a column per exercise, the total; blank = not graded."""
+    """grades.csv: a row per student, a column per exercise, the total. An exercise not graded
+    yet is blank; a student not graded yet has words for a total, which no sum takes for 0."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["student"] + list(exercise_ids) + ["total"])
@@ -151,14 +185,14 @@ def gradebook_csv(records, exercise_ids):
         cells = []
         for exercise_id in exercise_ids:
             outcome = record.get("exercises", {}).get(exercise_id)
-            cells.append("" if outcome is None or outcome["status"] in ("not_run", "not_graded")
+            cells.append("" if outcome is None or outcome["status"] in WAITING
                          else outcome["points"])
-        total = record.get("points", 0) if record.get("complete") else ""
-        writer.writerow([_csv_safe(student)] + cells + [total])
+        total = record.get("points", 0) if record.get("complete") else NOT_GRADED
+        writer.writerow([csv_safe(student)] + cells + [total])
     return text.getvalue()
 
 
-def _csv_safe(text):
+def csv_safe(text):
     """No cell may start like a spreadsheet formula."""
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
@@ -235,26 +269,30 @@ def _fenced(text):
 
 
 def feedback(record):
-    total = sum(o.points for o in record.outcomes)
-    maximum = sum(o.exercise.max_points for o in record.outcomes)
     done = sum(1 for o in record.outcomes if o.status == "passed")
-    lines = ["# Feedback for %s" % _clean(record.student), "",
-             "**%d of %d points**, %d of %d exercises done. Graded %s from `%s`." % (
-                 total, maximum, done, len(record.outcomes), record.graded_at,
-                 _clean(record.source).replace("`", "'")), ""]
+    source = _clean(record.source).replace("`", "'")
+    if record.complete:
+        head = "**%s points**, %d of %d exercises done. Graded %s from `%s`." % (
+            record.shown_points().replace("/", " of "), done, len(record.outcomes),
+            record.graded_at, source)
+    else:  # no number: what was decided so far is in the table, the rest waits for its tests
+        head = ("**Not graded yet: %s.** Checked %s from `%s`: the table says what building "
+                "the files decided; the points come once the tests have run." % (
+                    record.waiting_for, record.graded_at, source))
+    lines = ["# Feedback for %s" % _clean(record.student), "", head, ""]
     if record.problem:
         lines += ["**%s.**" % _clean(record.problem), ""]
     lines += ["| exercise | points | result |", "| --- | ---: | --- |"]
     for o in record.outcomes:
-        lines.append("| %s | %d/%d | %s |" % (o.exercise.id, o.points, o.exercise.max_points,
+        lines.append("| %s | %s | %s |" % (o.exercise.id, o.shown_points(),
                                             STATUS_WORDS[o.status]))
     lines.append("")
     if record.notes:
         lines += ["Files in the submission that were not graded:", ""]
         lines += ["- " + _clean(n).replace("`", "'") for n in record.notes] + [""]
     for o in record.outcomes:
-        lines += ["## %s: %s (%d/%d points)" % (o.exercise.id, _clean(o.exercise.title),
-                                                o.points, o.exercise.max_points), "",
+        lines += ["## %s: %s (%s points)" % (o.exercise.id, _clean(o.exercise.title),
+                                             o.shown_points()), "",
                   _fenced(exercise_block(o)), ""]
     lines.append("Run `make check` on your own machine for the same tests and messages.")
     return "\n".join(lines) + "\n"
@@ -300,8 +338,8 @@ def student_line(record):
     Wrapped between words, under the status column, rather than cut: the line is
     all the terminal says about the student until the summary.
     """
-    head = "  %-30s %3d/%-3d " % (record.student, sum(o.points for o in record.outcomes),
-                                sum(o.exercise.max_points for o in record.outcomes))
+    points, maximum = record.shown_points().split("/")
+    head = "  %-30s %3s/%-3s " % (record.student, points, maximum)
     by_status = {}
     for o in record.outcomes:
         if o.status != "passed":
@@ -325,10 +363,10 @@ def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=
     if seconds is not None:
         complete_now = graded_now if complete_now is None else complete_now
         if complete_now == graded_now:
-            run = "This run graded %s in %s" % (_students(graded_now), _duration(seconds))
+            run = "This run graded %s in %s" % (count_students(graded_now), _duration(seconds))
         else:
             run = "This run went through %s in %s: %d graded, %d not yet (tests left to run)" % (
-                _students(graded_now), _duration(seconds), complete_now,
+                count_students(graded_now), _duration(seconds), complete_now,
                 graded_now - complete_now)
         if seconds >= 60 and graded_now:  # over less than a minute, a rate says little
             run += ", %.1f students a minute" % (graded_now / (seconds / 60))
@@ -337,10 +375,10 @@ def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=
                     % skipped)
         lines.append(run + ".")
     if len(complete) == len(records):
-        lines.append("Gradebook: %s, all graded." % _students(len(records)))
+        lines.append("Gradebook: %s, all graded." % count_students(len(records)))
     else:
         lines.append("Gradebook: %s, %d graded, %d not yet." % (
-            _students(len(records)), len(complete), len(records) - len(complete)))
+            count_students(len(records)), len(complete), len(records) - len(complete)))
     if complete:
         lines.append("")
         lines.append("%-32s %5s %7s %7s %5s %5s" % ("exercise", "max", "mean", "sd", "min",
@@ -383,7 +421,7 @@ def summary(records, exercise_ids, seconds=None, graded_now=0, skipped=0, notes=
     return "\n".join(lines)
 
 
-def _students(count):
+def count_students(count):
     return "%d student%s" % (count, "" if count == 1 else "s")
 
 

@@ -102,7 +102,7 @@ def seccomp_program(folder):
                          stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
     if run.returncode != 0 or not os.path.exists(path):
         last = (run.stdout.strip().splitlines() or ["no reason given"])[-1]
-        return None, ("python3-seccomp is not installed (make deps installs it)"
+        return None, ("%s has no python3-seccomp (make deps installs it)" % python_for_everyone()
                       if "No module named" in last else last)
     return path, None
 

@@ -365,7 +365,8 @@ class Grader:
                         "they are run again" % run.returncode], note=note)
             elif record["status"] == "no_gpu":
                 outcome = results.Outcome(exercise, "not_run", details=[
-                    "the test program found no CUDA device (%s)" % record.get("note", "")])
+                    "the test program found no CUDA device (%s)" % record.get("note", "")],
+                    needs_gpu=True)
             elif record["status"] == "unloadable":
                 outcome = results.Outcome(exercise, "does_not_compile",
                                           details=[record.get("note", "")])
@@ -424,8 +425,13 @@ class Grader:
         else:
             why = None
         if why:
-            outcomes = {exercise.id: results.Outcome(exercise, why[0], details=[why[1]])
+            outcomes = {exercise.id: results.Outcome(exercise, why[0], details=[why[1]],
+                                                     needs_gpu=slot is None)
                         for exercise, _, _ in built}
+            if slot is None:  # what needs no GPU to know is decided all the same
+                outcomes.update({exercise.id: results.Outcome(exercise, "not_started")
+                                 for exercise, _, build in built
+                                 if self.course.is_untouched_stub(exercise.id, build.source)})
         else:
             outcomes = self.run_tests(built, slot, seconds_left, lane)
             # What something outside the student's code spoiled (a GPU others kept busy, a host

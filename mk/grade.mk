@@ -19,7 +19,7 @@ GRADER_OPTIONS = --course-build "$(BUILD)" --cc "$(CC)" --cflags "$(CFLAGS)" \
     $(if $(filter 1 yes,$(call grade_knob,REGRADE)),--regrade) \
     $(if $(filter 1 yes,$(call grade_knob,TRUST_SUBMISSIONS)),--trust-submissions)
 
-.PHONY: grade grade-report grade-benchmark deps-cluster grade-deps grade-prerequisites
+.PHONY: grade grade-report grade-export grade-benchmark deps-cluster grade-deps grade-prerequisites
 
 # What the grader adds to the course's prerequisites: bubblewrap and python3-seccomp.
 deps: grade-deps
@@ -36,6 +36,14 @@ grade: prerequisites grade-prerequisites
 ## make grade-report [OUT=grades]       rebuild grades.csv and the summary from OUT (after a sliced run)
 grade-report:
 	@$(PYTHON) grader/grade.py report --out "$(GRADE_OUT)" $(GRADER_OPTIONS)
+
+## make grade-export FORMAT=canvas|moodle ROSTER=FILE.csv [OUT=grades]  the gradebook as Canvas or Moodle imports it
+# COLUMNS=exercises for a column per exercise (default: one with the total, named ASSIGNMENT=);
+# MOODLE_ID=email|idnumber|username, the user field Moodle's import matches (grader/README.md).
+grade-export:
+	@$(PYTHON) grader/export.py --format "$(FORMAT)" --roster "$(ROSTER)" --out "$(GRADE_OUT)" \
+	    $(if $(COLUMNS),--columns "$(COLUMNS)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") \
+	    $(if $(MOODLE_ID),--moodle-id "$(MOODLE_ID)")
 
 ## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
 grade-benchmark: prerequisites

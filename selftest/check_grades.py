@@ -94,6 +94,40 @@ def expected_points(spec, outcome):
     return int(spec)
 
 
+def read_student(folder):
+    """(grade.json, results.json or None, feedback.md) of one student; OSError, ValueError."""
+    with open(os.path.join(folder, "grade.json")) as f:
+        record = json.load(f)
+    with open(os.path.join(folder, "feedback.md")) as f:
+        feedback = f.read()
+    gradescope = None  # a score: only for a student graded in full
+    if record.get("complete") or os.path.exists(os.path.join(folder, "results.json")):
+        with open(os.path.join(folder, "results.json")) as f:
+            gradescope = json.load(f)
+    return record, gradescope, feedback
+
+
+def not_graded_problems(record, gradescope, feedback, total):
+    """What a student not graded yet must not have: a score anywhere (grader/results.py)."""
+    if record.get("complete"):
+        return [] if total == str(record.get("points")) else [
+            "grades.csv's total is %r, grade.json's %s" % (total, record.get("points"))]
+    problems = []
+    if gradescope is not None:
+        problems.append("not graded yet, yet results.json gives a score of %s"
+                        % gradescope.get("score"))
+    waiting = [o for o in record["exercises"].values() if o["status"] == "not_run"]
+    why = ("the tests need a GPU" if any(o.get("needs_gpu") for o in waiting)
+           else "some tests are to be run again")
+    if "**Not graded yet: %s.**" % why not in feedback:
+        problems.append("the feedback does not say 'Not graded yet: %s'" % why)
+    if " of %d points**" % record.get("max_points", -1) in feedback:
+        problems.append("the feedback gives points out of the total")
+    if total != "not graded yet":
+        problems.append("grades.csv's total is %r, not 'not graded yet'" % total)
+    return problems
+
+
 def main(argv):
     expected_file, out = argv[0], argv[1]
     no_gpu = "--no-gpu" in argv
@@ -112,12 +146,7 @@ def main(argv):
         folder = os.path.join(out, "students", student)
         problems = []
         try:
-            with open(os.path.join(folder, "grade.json")) as f:
-                record = json.load(f)
-            with open(os.path.join(folder, "results.json")) as f:
-                gradescope = json.load(f)
-            with open(os.path.join(folder, "feedback.md")) as f:
-                feedback = f.read()
+            record, gradescope, feedback = read_student(folder)
         except (OSError, ValueError) as err:
             print("FAIL %s: its files are missing or broken (%s)" % (student, err))
             failures += 1
@@ -137,7 +166,11 @@ def main(argv):
                 points = str(outcome["max_points"] - sum(
                     t["points"] for t in outcome["tests"] if t["name"] in timed and not t["passed"]))
                 status = "any"
-            if no_gpu and status not in DECIDED_WITHOUT_RUNNING:
+            # The course's stub as handed out is not started, with or without a GPU.
+            untouched = status == "not_started" or points == "oracle:exercises/%s.c" % exercise
+            if no_gpu and untouched:
+                points, status = "0", "not_started"
+            elif no_gpu and status not in DECIDED_WITHOUT_RUNNING:
                 if outcome["status"] != "not_run":
                     problems.append("%s: %s without a GPU, not 'not_run'" % (
                         exercise, outcome["status"]))
@@ -153,13 +186,16 @@ def main(argv):
             if cell != str(outcome["points"]):
                 problems.append("%s: grades.csv says %r, grade.json %d" % (
                     exercise, cell, outcome["points"]))
+        problems += not_graded_problems(record, gradescope, feedback,
+                                        gradebook.get(student, {}).get("total"))
         if not no_gpu:
             if not record.get("complete"):
                 problems.append("not marked complete")
-            if gradescope.get("score") != record.get("points"):
+            if gradescope and gradescope.get("score") != record.get("points"):
                 problems.append("results.json scores %s, grade.json %s" % (
                     gradescope.get("score"), record.get("points")))
-            if any(t.get("status") not in ("passed", "failed") for t in gradescope["tests"]):
+            if gradescope and any(t.get("status") not in ("passed", "failed")
+                                  for t in gradescope["tests"]):
                 problems.append("results.json has a test status other than passed/failed")
         if problems:
             failures += 1

@@ -66,6 +66,42 @@ class Writing(unittest.TestCase):
                          ["feedback.md", "grade.json", "results.json"])
 
 
+class NotGradedYet(unittest.TestCase):
+    """A student whose tests have not run (no GPU) gets no score anywhere."""
+
+    def pending(self):
+        return record(results.Outcome(EXERCISE, "not_run", details=["no CUDA device"],
+                                      needs_gpu=True),
+                      results.Outcome(OTHER, "missing"), student="bob")
+
+    def test_no_results_json_and_an_earlier_one_goes(self):
+        out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, out, True)
+        graded = record(results.Outcome(EXERCISE, "passed", tests(True, True)),
+                        results.Outcome(OTHER, "missing"), student="bob")
+        results.write_student(out, graded)  # graded once; then a REGRADE=1 without a GPU
+        results.write_student(out, self.pending())
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "students", "bob"))),
+                         ["feedback.md", "grade.json"])
+        self.assertFalse(results.is_graded(out, "bob"))  # a rerun on a GPU grades bob
+
+    def test_the_feedback_says_why_and_gives_no_total(self):
+        text = results.feedback(self.pending())
+        self.assertIn("**Not graded yet: the tests need a GPU.**", text)
+        self.assertNotIn("0 of 10 points", text)
+        self.assertIn("| ch01-memory/roundtrip | \u2013/5 | not graded yet |", text)
+        self.assertIn("| ch01-memory/directions | 0/5 | missing |", text)  # decided: it counts
+        self.assertIn("WAIT  ch01-memory/roundtrip        \u2013/2 tests  \u2013/5 points", text)
+
+    def test_tests_to_run_again_are_not_blamed_on_the_gpu(self):
+        spoiled = record(results.Outcome(EXERCISE, "not_graded", tests(True, False)))
+        self.assertIn("**Not graded yet: some tests are to be run again.**",
+                      results.feedback(spoiled))
+
+    def test_the_terminal_line_has_a_dash_for_points(self):
+        self.assertEqual(results.student_line(self.pending()).split()[:2], ["bob", "\u2013/10"])
+
+
 class Gradebook(unittest.TestCase):
     def test_a_row_per_student_a_column_per_exercise_blank_when_not_graded(self):
         records = {
@@ -80,8 +116,9 @@ class Gradebook(unittest.TestCase):
             records, ["ch01-memory/roundtrip", "ch01-memory/directions"]))))
         self.assertEqual(rows[0], ["student", "ch01-memory/roundtrip", "ch01-memory/directions",
                                    "total"])
+        # bob's tests of directions have not run: no total, and words no sum takes for 0
         self.assertEqual(rows[1:], [["'-cmd", "0", "0", "0"], ["alice", "2", "0", "2"],
-                                    ["bob", "5", "", ""]])
+                                    ["bob", "5", "", "not graded yet"]])
 
 
 class Feedback(unittest.TestCase):

@@ -72,6 +72,45 @@ class Uids(unittest.TestCase):
         self.assertNotEqual(int(other.stdout), busy)
 
 
+class InstallDeps(unittest.TestCase):
+    """grader/install-deps.sh says what failed and why, in a line each: apt's own reason."""
+
+    def test_a_failed_install_gives_apts_reason_and_not_a_root_hint_to_root(self):
+        tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tree)
+        os.makedirs(os.path.join(tree, "grader"))
+        shutil.copy(os.path.join(HERE, "install-deps.sh"), os.path.join(tree, "grader"))
+        tools = os.path.join(tree, "bin")  # the system's tools, but no bubblewrap
+        os.makedirs(tools)
+        for tool in ("bash", "dirname", "ls", "head", "dpkg", "mkdir", "find", "cat", "sed",
+                     "grep", "tail", "id", "rm", "true"):
+            found = shutil.which(tool)
+            if found:
+                os.symlink(found, os.path.join(tools, tool))
+        with open(os.path.join(tools, "apt-get"), "w") as f:  # a machine without network
+            f.write("#!/bin/sh\necho 'Reading package lists...'\n"
+                    "echo \"E: Unable to locate package bubblewrap\" >&2\nexit 100\n")
+        with open(os.path.join(tools, "sudo"), "w") as f:
+            f.write("#!/bin/sh\nexit 1\n")  # sudo asks for a password here
+        os.chmod(os.path.join(tools, "apt-get"), 0o755)
+        os.chmod(os.path.join(tools, "sudo"), 0o755)
+        run = subprocess.run([os.path.join(tools, "bash"),
+                              os.path.join(tree, "grader", "install-deps.sh")],
+                             env={"PATH": tools}, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(run.returncode, 1, run.stderr)
+        lines = run.stderr.splitlines()
+        failed = "apt-get install bubblewrap" if os.geteuid() == 0 else "apt-get download bubblewrap"
+        self.assertIn("grade-deps: bubblewrap is missing, so make grade cannot confine "
+                      "submissions: %s" % ("" if os.geteuid() == 0 else "not root and no sudo, "
+                                           "and "), run.stderr)
+        self.assertTrue(any(line.endswith("%s failed: E: Unable to locate package bubblewrap"
+                                          % failed) for line in lines), run.stderr)
+        if os.geteuid() == 0:
+            self.assertNotIn("as root, run", run.stderr)
+        self.assertTrue(all(len(line) < 200 for line in lines), run.stderr)
+
+
 class Toolchain(unittest.TestCase):
     def listed(self, *variables):
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")}

@@ -274,9 +274,16 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
     const char *colour = strcmp(row->label, "PASS") == 0   ? GREEN BOLD
                          : strcmp(row->label, "FAIL") == 0 ? RED BOLD
                                                            : YELLOW BOLD;
+    /* Tests that never ran have no count and no points yet: a dash, never a 0 to be read as one. */
+    const bool unknown = strcmp(status, "not_run") == 0;
+    char passed[16] = "\u2013", points[16] = "\u2013";
+    if (!unknown) {
+        snprintf(passed, sizeof passed, "%d", sum.passed);
+        snprintf(points, sizeof points, "%d", sum.points);
+    }
     printf("%s%s%s  ", paint(options, colour), row->label, paint(options, RESET));
-    printf("%-28s %d/%d tests  %d/%d points  %s%s%s\n", options->exercise->id, sum.passed, count,
-           sum.points, sum.max_points, paint(options, DIM), options->exercise->title,
+    printf("%-28s %s/%d tests  %s/%d points  %s%s%s\n", options->exercise->id, passed, count,
+           points, sum.max_points, paint(options, DIM), options->exercise->title,
            paint(options, RESET));
 
     /* Why the tests did not run, or did not all run: the first line, then its particulars. */

@@ -56,7 +56,8 @@ for student in sorted(os.listdir(os.path.join(out, "students"))):
     try:
         if os.path.exists(os.path.join(folder, "grade.json")):
             record = json.load(open(os.path.join(folder, "grade.json")))
-            json.load(open(os.path.join(folder, "results.json")))
+            if record["complete"]:  # a score only for a student graded in full
+                json.load(open(os.path.join(folder, "results.json")))
             open(os.path.join(folder, "feedback.md")).read()
             complete += record["complete"] is True
     except (OSError, ValueError, KeyError) as err:
@@ -97,6 +98,26 @@ elif [[ -z $gpu_mode && $second_status -ne 0 ]] &&
 elif [[ -z $gpu_mode ]]; then
     fail "make grade without a GPU fails and says why (exit $second_status)" \
         "$(tail -n 30 "$grader_work/second.log")"
+fi
+# Without a GPU, a student whose tests have not run has no score on the terminal either, and
+# the closing lines give the command that grades them, with the same OUT.
+if [[ -z $gpu_mode ]]; then
+    no_score=$'\xe2\x80\x93' # the en dash (UTF-8) that stands for points not known (grader/results.py)
+    if grep -qE "^  student-good +$no_score/[0-9]+ +not graded yet" "$grader_work/second.log" &&
+       ! grep -qE "^  student-good +0/" "$grader_work/second.log"; then
+        pass "without a GPU, a student whose tests have not run shows no points on the terminal"
+    else
+        fail "without a GPU, a student whose tests have not run shows no points on the terminal" \
+            "$(grep -E "^  student-good" "$grader_work/second.log")"
+    fi
+    if grep -qE "^[0-9]+ students? not graded yet: their tests need a GPU\.$" "$grader_work/second.log" &&
+       grep -qx "On a machine with a CUDA device, run the same command, with the same OUT:" "$grader_work/second.log" &&
+       grep -qF "    make grade SUBMISSIONS=$class OUT=$out" "$grader_work/second.log"; then
+        pass "without a GPU, make grade closes with the command that grades the rest, on a machine with one"
+    else
+        fail "without a GPU, make grade closes with the command that grades the rest, on a machine with one" \
+            "$(tail -n 6 "$grader_work/second.log")"
+    fi
 fi
 if grep -q "^sandbox: " "$grader_work/second.log"; then
     pass "make grade says how submissions are confined: $(sed -n 's/^sandbox: //p' "$grader_work/second.log" | head -n 1)"
