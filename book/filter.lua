@@ -146,11 +146,17 @@ end
 
 local function format_number(value, digits)
   local text = string.format("%." .. digits .. "f", value)
-  -- Thousands separated by a thin space, as in 4 200 GB/s.
-  local int, rest = text:match("^(%d+)(.*)$")
+  -- Thousands of five digits or more separated by a thin space, as in 30 073 us (four digits
+  -- stay whole: 4200). The whole part only, after any sign; each pass splits off the last
+  -- three digits before the first separator, so the digits never change places and the
+  -- separator's three bytes are never taken apart.
+  local sign, int, rest = text:match("^(%-?)(%d+)(.*)$")
   if int and #int > 4 then
-    int = int:reverse():gsub("(%d%d%d)", "%1\u{2009}"):reverse():gsub("^\u{2009}", "")
-    text = int .. rest
+    local count
+    repeat
+      int, count = int:gsub("^(%d+)(%d%d%d)", "%1\u{2009}%2")
+    until count == 0
+    text = sign .. int .. rest
   end
   return text
 end
@@ -461,6 +467,19 @@ local function exercise_anchor(name)
 end
 
 -- What follows an exercise's prose: the command, the API, the rubric and the hint.
+-- A listing: its code, then where it comes from. Kept on one page in print (book.css), unless
+-- it is longer than about half a page, which moved on whole would leave half a page blank: a
+-- line of code is about 4.8 mm there (13.5 pt), and half of the page inside its margins 123 mm
+-- on Letter paper (133 on A4), less the listing's padding and its source line.
+local LONG_LISTING_LINES = 22
+
+local function listing_div(text, attr, source)
+  local classes = {"listing"}
+  if select(2, text:gsub("\n", "")) + 1 > LONG_LISTING_LINES then classes[2] = "long" end
+  return pandoc.Div({pandoc.CodeBlock(text, attr), pandoc.Para({pandoc.Code(source)})},
+                    pandoc.Attr("", classes))
+end
+
 local function exercise_blocks(name, heading_level, with_title)
   local test_path = "tests/" .. name .. ".c"
   local header_path = "exercises/" .. name .. ".h"
@@ -480,8 +499,7 @@ local function exercise_blocks(name, heading_level, with_title)
   append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
                           "`, is the contract:"))
   local text = extract(header_path)
-  append(blocks, {pandoc.Div({pandoc.CodeBlock(text, pandoc.Attr("", {"c"})),
-                              pandoc.Para({pandoc.Code(header_path)})}, pandoc.Attr("", {"listing"}))})
+  append(blocks, {listing_div(text, pandoc.Attr("", {"c"}), header_path)})
   local total, rows = 0, {}
   for _, test in ipairs(tests) do
     rows[#rows + 1] = "| " .. escape_markdown(test.sentence) .. " | " .. test.points .. " |"
@@ -650,8 +668,7 @@ local replace = {
     local caption = path .. (first == last and (", line " .. first)
                              or (", lines " .. first .. "\u{2013}" .. last))
     local attr = pandoc.Attr(block.identifier, block.classes, {})
-    return pandoc.Div({pandoc.CodeBlock(text, attr), pandoc.Para({pandoc.Code(caption)})},
-                      pandoc.Attr("", {"listing"}))
+    return listing_div(text, attr, caption)
   end,
 
   Span = function(span)
@@ -727,13 +744,21 @@ local number_tables = {
     table_count = table_count + 1
     table.insert(caption.content, 1, pandoc.Space())
     table.insert(caption.content, 1, pandoc.Strong({pandoc.Str("Table " .. table_count .. ".")}))
-    return tbl
+    if not (FORMAT:match("html") or FORMAT:match("epub")) then return tbl end
+    -- A wide table scrolls sideways in a box of its own (book.css); its caption goes below that
+    -- box, not inside it, so that on a phone it stays in view and wraps to the page's width.
+    tbl.caption.long = {}
+    return pandoc.Div({pandoc.Div({tbl}, pandoc.Attr("", {"table-scroll"})),
+                       pandoc.Div({pandoc.Plain(caption.content)}, pandoc.Attr("", {"table-caption"}))},
+                      pandoc.Attr("", {"captioned-table"}))
   end,
   -- Visited after the blocks inside it, so the last table numbered is the one it holds.
   Div = function(div)
     if div.identifier == "" then return nil end
     for _, block in ipairs(div.content) do
-      if block.t == "Table" then table_numbers[div.identifier] = table_count end
+      if block.t == "Table" or (block.t == "Div" and block.classes:includes("captioned-table")) then
+        table_numbers[div.identifier] = table_count
+      end
     end
   end,
 }

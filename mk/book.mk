@@ -9,7 +9,8 @@
 #   make book                      the folder named in measurements/DEFAULT; with no such file,
 #                                  the only folder there is; with several, it refuses and lists
 #                                  them, rather than pick one by its name's spelling.
-# `make book` ends by naming the folder it used, and why.
+# `make book` says one line for each file it makes (a failing command's own messages in full)
+# and ends by naming the folder it used, and why.
 # Nothing here runs unless asked: every other entry point includes this file too.
 
 BOOK_DIR ?= $(BUILD)/book
@@ -100,19 +101,22 @@ $(addprefix $(MEASURED)/,$(MEASURED_FILES)):
 
 $(BOOK_DIR)/index.html: $(BOOK_INPUTS) $(BOOK_FIGURES)
 	@mkdir -p $(@D)
-	cp book/book.css $(@D)/book.css
-	$(PANDOC) book.md $(PANDOC_FLAGS) --to html5 --css book.css --output $@
+	@echo "book: rendering $@"
+	@cp book/book.css $(@D)/book.css
+	@$(PANDOC) book.md $(PANDOC_FLAGS) --to html5 --css book.css --output $@
 
 $(BOOK_DIR)/book.epub: $(BOOK_INPUTS) $(BOOK_FIGURES)
 	@mkdir -p $(@D)
-	$(PANDOC) book.md $(PANDOC_FLAGS) --to epub3 --css book/book.css --output $@
+	@echo "book: rendering $@"
+	@$(PANDOC) book.md $(PANDOC_FLAGS) --to epub3 --css book/book.css --output $@
 
 # The diagram: its @key@ fields filled from the summary, then laid out by Graphviz.
 $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)/summary.csv mk/book.mk \
                            $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
-	set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
+	@echo "book: drawing $@"
+	@awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
+	@set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
 
 # A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
 # whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
@@ -120,7 +124,8 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
                            $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
-	gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
+	@echo "book: plotting $@"
+	@gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
 	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
 	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
 	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<

@@ -1,9 +1,10 @@
 # bandwidth.gp - bandwidth against transfer size, each direction, pinned and pageable.
 # Also given: link, the PCIe link's theoretical GB/s each way (0: unknown, no line).
+height = 520  # the key below the plot, off the lines (on a phone it covered them)
 load "book/plots/common.gp"
 set ylabel "GB/s (median)"
 set yrange [0:*]
-set key at graph 0.03, graph 0.84 left top  # below the line of the link's theory, if any
+set key below horizontal maxcols 1 samplen 1.5 nobox
 if (link > 0) {
     set arrow from graph 0, first link to graph 1, first link nohead lc "#555555" dt 3 lw 1.5
     set label sprintf("PCIe theory: %.1f GB/s each way", link) at graph 0.98, first link \

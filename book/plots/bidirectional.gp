@@ -1,12 +1,13 @@
 # bidirectional.gp - pinned copies one way alone, each way while the other runs, and both at once.
 # Also given: link, the PCIe link's theoretical GB/s each way (0: unknown, no lines).
+height = 580  # the key below the plot, off the lines (on a phone it covered them)
 load "book/plots/common.gp"
 set xlabel "bytes per copy"
 set xtics ("4 MiB" 4194304, "16 MiB" 16777216, "64 MiB" 67108864, "256 MiB" 268435456, \
            "1 GiB" 1073741824)
 set ylabel "GB/s (median)"
 set yrange [0:*]
-set key bottom right
+set key below horizontal maxcols 1 samplen 1.5 nobox
 set style line 5 lc "#333333" lw 2.5 dt 1 pt 13 ps 0.8  # both directions together
 if (link > 0) {
     set arrow from graph 0, first 2 * link to graph 1, first 2 * link nohead lc "#555555" dt 3 lw 1.5

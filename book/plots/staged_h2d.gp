@@ -2,6 +2,7 @@
 # line for each chunk size, with the ring's size of the fastest combination; plain pageable and
 # pinned cudaMemcpy for reference (staged_h2d.csv: rank 1 is the fastest; the rows by ring, chunk, threads).
 categories = 1
+height = 520  # the key below the plot, off the lines (on a phone it covered them)
 load "book/plots/common.gp"
 stats data using 2 nooutput
 set xrange [0:STATS_max + 1]
@@ -17,7 +18,7 @@ pinned = STATS_max
 stats data using 7 nooutput
 pageable = STATS_max
 set yrange [0:pinned * 1.15]
-set key at graph 0.02, graph 0.84 left top  # below the pinned line
+set key below horizontal maxcols 1 samplen 1.5 nobox
 set arrow from graph 0, first pinned to graph 1, first pinned nohead lc "#555555" dt 3 lw 1.5
 set label sprintf("pinned cudaMemcpy: %.1f GB/s", pinned) at graph 0.98, first pinned right \
     offset 0, 0.8 font ",15" tc "#555555"

@@ -1,8 +1,9 @@
 /* pageable_fast.h - Exercise: copy pageable memory to the device faster than cudaMemcpy does.
  *
  * A plain cudaMemcpy from pageable (malloc'd) memory runs at a fraction of the
- * link's speed: the driver copies the data, with one host thread, into a
- * pinned staging buffer of its own, and sends the staging buffer, taking turns.
+ * link's speed: the driver copies the data with the CPU into pinned staging
+ * buffers of its own and sends it from there, and is no faster than that
+ * staging (how many threads and how large the buffers is the driver's choice).
  * Staged by hand, with host threads filling a ring of pinned buffers while the
  * GPU sends the ones already filled, the same copy runs several times faster.
  *

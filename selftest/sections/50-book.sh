@@ -3,8 +3,9 @@
 # First the filter on small documents (a missing file, region, figure or link target must stop
 # pandoc); then `make book` itself, checked from the outside: the figures it references exist,
 # every #anchor it links to is there, no listing marker leaked into it, and each exercise's
-# rubric table says what its test module's --rubric says; then its layout in headless Chromium,
-# as wide as a phone and as a desktop (nothing may stick out, figure text must stay legible).
+# rubric table says what its test module's --rubric says, and its text is valid UTF-8; then its
+# layout in headless Chromium, as wide as a phone and as a desktop (nothing may stick out, no
+# caption be cut off, figure text must stay legible), and in print (no page half blank).
 # Needs no GPU; without pandoc, Graphviz and gnuplot (and no way to install them) it is skipped,
 # saying so, and without Chromium the layout alone is.
 section "The book"
@@ -75,7 +76,7 @@ See [there](#nowhere)." "#nowhere"
     # Wording and numbers that follow the data: expressions, .choose and .when, on made-up data.
     local data=$book_work/data front
     mkdir -p "$data"
-    printf 'key,value\nsmall,1.5\nlarge,30\n' >"$data/summary.csv"
+    printf 'key,value\nsmall,1.5\nlarge,30\nwhole,4200\nmany,30073\nnegative,-1167055.25\n' >"$data/summary.csv"
     printf '# made up\nbytes,rising,peaking\n1024,1.0,5.0\n2048,2.0,9.0\n4096,4.0,6.0\n' >"$data/bandwidth.csv"
     front="---
 measurements: $data
@@ -86,6 +87,15 @@ measurements: $data
         pass "a .choose span says the first wording when its condition holds, the second when not"
     else
         fail "a .choose span says the first wording when its condition holds, the second when not" "$output"
+    fi
+    # Five digits or more in groups of three, split by a thin space (U+2009), after the sign and
+    # before the decimals; four stay whole.
+    local thin=$'\xe2\x80\x89'
+    filter_run digits "$front[v]{.measured key=\"whole\" digits=\"0\"} [v]{.measured key=\"many\" digits=\"0\"} [v]{.measured key=\"negative\" digits=\"2\"}"
+    if [[ $status -eq 0 ]] && [[ $(tr '\n' ' ' <<<"$output" | sed 's/<[^>]*>//g; s/ *$//') == "4200 30${thin}073 -1${thin}167${thin}055.25" ]]; then
+        pass "a measured number of five digits or more is grouped in threes by a thin space, a negative one too"
+    else
+        fail "a measured number of five digits or more is grouped in threes by a thin space, a negative one too" "$output"
     fi
     local when='::: {.when if="bandwidth.COLUMN.largest < 0.9 * bandwidth.COLUMN.max"}
 FELL to [v]{.measured expr="bandwidth.COLUMN.largest" digits="1"}
@@ -135,11 +145,13 @@ missing: $output"
 :::
 
 See [](#tbl-sample)."
-    if [[ $status -eq 0 ]] && grep -q '<caption><strong>Table 1.</strong> A sample.</caption>' <<<"$output" &&
+    # The caption after the table's scroll box, not inside it (on a phone it would scroll away).
+    if [[ $status -eq 0 ]] &&
+       tr '\n' ' ' <<<"$output" | grep -q '</table> *</div> *<div class="table-caption"> *<strong>Table 1.</strong> A sample. *</div>' &&
        grep -q 'href="#tbl-sample">Table.1</a>' <<<"$output"; then
-        pass "a table with a caption is numbered, and an empty link to it says its number"
+        pass "a table with a caption is numbered, the caption below its scroll box, and an empty link to it says its number"
     else
-        fail "a table with a caption is numbered, and an empty link to it says its number" "$output"
+        fail "a table with a caption is numbered, the caption below its scroll box, and an empty link to it says its number" "$output"
     fi
 }
 
@@ -178,6 +190,9 @@ book_build_checks() {
     else
         fail "it renders to HTML and EPUB ($html, $dir/book.epub)"
     fi
+
+    book_print_check "$dir"
+    book_text_check "$dir"
 
     local missing=() src
     while read -r src; do
@@ -239,6 +254,51 @@ book_build_checks() {
     done
 }
 
+# book_print_check DIR: the book in DIR printed as make book-pdf prints it, with no page left
+# more than half blank by something that would not break (a listing, a figure, a table).
+book_print_check() {
+    local dir=$1 log
+    if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+        skip "the printed book leaves no page more than half blank (skipped: it takes Chromium and python3)"
+        return
+    elif [[ $dir != build/book ]]; then
+        skip "the printed book leaves no page more than half blank (skipped: make book-pdf prints the measured book only)"
+        return
+    fi
+    if ! log=$($MAKE -s --no-print-directory book-pdf 2>&1) || [[ ! $dir/book.pdf -nt $dir/index.html ]]; then
+        fail "the book prints to a PDF (make book-pdf)" "$log"
+    elif log=$(python3 selftest/book_checks.py pages "$dir/book.pdf" 2>&1); then
+        pass "the printed book leaves no page more than half blank, but before a chapter and at its end"
+    else
+        fail "the printed book leaves no page more than half blank, but before a chapter and at its end" "$log"
+    fi
+}
+
+# book_text_check DIR: the book's text in DIR, as HTML, EPUB and its figures (and the PDF's text,
+# where make book-pdf printed one and pdftotext can read it), is UTF-8 with no U+FFFD: a
+# character lost in the making (a thin space taken apart) shows there and nowhere else.
+book_text_check() {
+    local dir=$1 files=("$1/index.html" "$1/book.epub" "$1"/figures/*.svg) what="HTML, EPUB and figures" log
+    if ! command -v python3 >/dev/null 2>&1; then
+        skip "the book's text is valid UTF-8 (skipped: no python3 to read it)"
+        return
+    fi
+    if [[ -s $dir/book.pdf && $dir/book.pdf -nt $dir/index.html ]] && command -v pdftotext >/dev/null 2>&1 &&
+       pdftotext -enc UTF-8 "$dir/book.pdf" "$book_work/book.pdf.txt" 2>/dev/null; then
+        files+=("$book_work/book.pdf.txt")
+        what+=", and the PDF's text"
+    elif command -v pdftotext >/dev/null 2>&1; then
+        what+="; not the PDF's text: no book.pdf newer than the HTML (make book-pdf)"
+    else
+        what+="; not the PDF's text: no pdftotext (poppler-utils) to read it"
+    fi
+    if log=$(python3 selftest/book_checks.py text "${files[@]}" 2>&1); then
+        pass "the book's text is UTF-8 with no U+FFFD ($what)"
+    else
+        fail "the book's text is UTF-8 with no U+FFFD ($what)" "$log"
+    fi
+}
+
 # The command book.md prints for building a chapter program by hand ({#build-by-hand}) builds
 # it, as printed, against this course's toolkit; only the program's name is changed, so that
 # it lands in build/. Running it is 40-chapters.sh's business, on a GPU.
@@ -268,11 +328,14 @@ $log"
 # The layout, in headless Chromium: the book in a frame as wide as a phone (390 px) and in one
 # as wide as a desktop window (1280 px). A script in the page reports what sticks out (the page
 # wider than its window, so that it scrolls sideways, or a box whose content runs past its edge
-# without a scroll bar of its own) and how wide each figure is drawn, from which the smallest
+# without a scroll bar of its own), a caption out of view (in a box that scrolls sideways, or
+# wider than the window), a listing that scrolls sideways, and how wide each figure is drawn, from which the smallest
 # text of each SVG (its font-size, in units of its viewBox) is worked out as the reader sees it.
 # A frame rather than the window, since headless Chromium makes no window narrower than 500 px.
 LAYOUT_WIDTHS=(390 1280)
 LAYOUT_SMALLEST_TEXT_PX=9
+# Listings wrap on screens this wide or less (book.css: max-width: 600px); wider, they may scroll.
+LAYOUT_WRAPPED_BELOW=600
 LAYOUT_SCRIPT='addEventListener("load", function () {
   var lines = [], root = document.documentElement, boxes = document.body.querySelectorAll("*");
   if (root.scrollWidth > root.clientWidth)
@@ -286,6 +349,23 @@ LAYOUT_SCRIPT='addEventListener("load", function () {
                  box.scrollWidth + " px of content in " + box.clientWidth + " px: " +
                  box.textContent.replace(/\s+/g, " ").slice(0, 60));
   }
+  // A caption inside a box that scrolls sideways is cut off at the edge of the box; so is one wider
+  // than the window.
+  var captions = document.querySelectorAll("caption, figcaption, .table-caption");
+  for (var c = 0; c < captions.length; c++) {
+    var caption = captions[c], scroller = caption.parentElement, cut = "";
+    for (; scroller && scroller !== document.body; scroller = scroller.parentElement)
+      if (getComputedStyle(scroller).overflowX !== "visible" && scroller.scrollWidth > scroller.clientWidth + 1)
+        cut = "inside a " + scroller.tagName.toLowerCase() + " that scrolls sideways";
+    if (!cut && caption.getBoundingClientRect().right > root.clientWidth + 1) cut = "wider than the window";
+    if (cut) lines.push("caption: " + cut + ": " + caption.textContent.replace(/\s+/g, " ").slice(0, 60));
+  }
+  // A listing that scrolls sideways, which on a phone it should not (it wraps there).
+  var listings = document.querySelectorAll("pre");
+  for (var l = 0; l < listings.length; l++)
+    if (listings[l].scrollWidth > listings[l].clientWidth + 1)
+      lines.push("listing: " + listings[l].scrollWidth + " px in " + listings[l].clientWidth + " px: " +
+                 listings[l].textContent.replace(/\s+/g, " ").slice(0, 60));
   for (var j = 0; j < document.images.length; j++)
     lines.push("image " + document.images[j].getAttribute("src") + " " + document.images[j].clientWidth);
   parent.postMessage(lines.join("\n") + "\nend of report", "*");
@@ -323,7 +403,7 @@ book_layout_checks() {
     # The page's own folder stays its base, so that its style sheet and figures load.
     sed "s|<head>|<head><base href=\"file://$PWD/$dir/\">|
          s|</body>|<script src=\"file://$work/report.js\"></script></body>|" "$dir/index.html" >"$work/page.html"
-    local width profile report overflow small image drawn
+    local width profile report overflow caption listing small image drawn
     for width in "${LAYOUT_WIDTHS[@]}"; do
         printf '%s\n' '<!DOCTYPE html><html><body style="margin: 0"><pre id="report">no report</pre>' \
             "<iframe src=\"page.html\" style=\"width: ${width}px; height: 900px; border: 0\"></iframe>" \
@@ -348,6 +428,18 @@ book_layout_checks() {
             pass "at $width px nothing runs past its box and the page does not scroll sideways"
         else
             fail "at $width px nothing runs past its box and the page does not scroll sideways ($(wc -l <<<"$overflow") do)" "$overflow"
+        fi
+        caption=$(sed -n 's/^caption: //p' <<<"$report")
+        if [[ -z $caption ]]; then
+            pass "at $width px every caption is in view, none in a box that scrolls sideways"
+        else
+            fail "at $width px every caption is in view, none in a box that scrolls sideways ($(wc -l <<<"$caption") out of view)" "$caption"
+        fi
+        listing=$(sed -n 's/^listing: //p' <<<"$report")
+        if [[ $width -le $LAYOUT_WRAPPED_BELOW && -z $listing ]]; then
+            pass "at $width px every listing wraps rather than scroll sideways"
+        elif [[ $width -le $LAYOUT_WRAPPED_BELOW ]]; then
+            fail "at $width px every listing wraps rather than scroll sideways ($(wc -l <<<"$listing") scroll)" "$listing"
         fi
         small=
         while read -r _ image drawn; do
