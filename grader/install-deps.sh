@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 quiet=false
 [[ ${1:-} == --if-missing ]] && quiet=true
-say() { $quiet || echo "grade-deps: $*"; }
+say() { $quiet || echo "deps: $*"; }
 
 LOCAL_ROOT=.deps/root
 have_bwrap() { command -v bwrap >/dev/null 2>&1 || [[ -x $LOCAL_ROOT/usr/bin/bwrap ]]; }
@@ -55,7 +55,7 @@ if $quiet && ((${#still[@]} > 0)) && [[ -n $(find "$failed_before" -mmin -1440 2
     still=()
 fi
 if ((${#still[@]} > 0)); then
-    echo "grade-deps: installing ${still[*]} (make grade confines submissions with them)"
+    echo "deps: installing ${still[*]} (make grade confines submissions with them)"
     if [[ $(id -u) -eq 0 ]]; then
         said=$(apt-get install -y "${still[@]}" 2>&1) ||
             { apt-get update >/dev/null 2>&1 && said=$(apt-get install -y "${still[@]}" 2>&1); } ||
@@ -83,18 +83,18 @@ fi
 # apt was run and its reason says what failed.
 what_to_do() {
     if [[ $(id -u) -eq 0 ]]; then
-        echo "grade-deps: without network, put $1's .deb in .deps/debs/ and run make deps" >&2
+        echo "deps: without network, put $1's .deb in .deps/debs/ and run make deps" >&2
     else
-        echo "grade-deps: as root, run apt-get install $1" >&2
+        echo "deps: as root, run apt-get install $1" >&2
     fi
 }
 if ! have_bwrap; then
-    echo "grade-deps: bubblewrap is missing, so make grade cannot confine submissions: ${why:-it is not installed}" >&2
+    echo "deps: bubblewrap is missing, so make grade cannot confine submissions: ${why:-it is not installed}" >&2
     what_to_do bubblewrap
     exit 1
 fi
 if ! have_seccomp; then
-    echo "grade-deps: python3-seccomp could not be installed, so make grade runs without its system call filter: ${why:-it is not installed}" >&2
-    echo "grade-deps: $python cannot import seccomp: $(reason "$(seccomp_import)")" >&2
+    echo "deps: python3-seccomp could not be installed, so make grade runs without its system call filter: ${why:-it is not installed}" >&2
+    echo "deps: $python cannot import seccomp: $(reason "$(seccomp_import)")" >&2
 fi
 exit 0

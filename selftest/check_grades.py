@@ -201,9 +201,12 @@ def main(argv):
             failures += 1
             print("FAIL %s: %s" % (student, "; ".join(problems)))
         else:
-            print("ok %s: %s" % (student, ", ".join(
-                "%s %s %d" % (e.split("/")[-1], o["status"], o["points"])
-                for e, o in sorted(record["exercises"].items()))))
+            # What the student handed in, in one short line: the exercises missing from it go
+            # without saying.
+            handed_in = ["%s %s %d" % (e.split("/")[-1], o["status"], o["points"])
+                         for e, o in sorted(record["exercises"].items())
+                         if o["status"] != "missing"]
+            print("ok %s: %s" % (student, ", ".join(handed_in) or "nothing handed in"))
     unexpected = sorted(set(gradebook) - set(rows))
     if unexpected and "--subset" not in argv:
         failures += 1

@@ -101,7 +101,7 @@ class InstallDeps(unittest.TestCase):
         self.assertEqual(run.returncode, 1, run.stderr)
         lines = run.stderr.splitlines()
         failed = "apt-get install bubblewrap" if os.geteuid() == 0 else "apt-get download bubblewrap"
-        self.assertIn("grade-deps: bubblewrap is missing, so make grade cannot confine "
+        self.assertIn("deps: bubblewrap is missing, so make grade cannot confine "
                       "submissions: %s" % ("" if os.geteuid() == 0 else "not root and no sudo, "
                                            "and "), run.stderr)
         self.assertTrue(any(line.endswith("%s failed: E: Unable to locate package bubblewrap"
