@@ -201,3 +201,18 @@ if build build/tools/report_block; then
         fail "a file that does not compile is shown its compiler's errors, not the hint" "$block"
     fi
 fi
+
+# make list: every exercise in the book's order, each with its title and a state.
+listing=$(NO_COLOR=1 $MAKE -s --no-print-directory list 2>&1)
+expected=$($MAKE -s --no-print-directory list-exercises)
+listed=$(awk 'NF > 2 && $0 ~ /^  / { for (i = 1; i <= NF; i++) if ($i ~ /^ch[0-9][0-9]-/) { print $i; break } }' <<<"$listing")
+titled=$(awk -f harness/report/rubric.awk $(sed 's|.*|tests/&.c|' <<<"$expected") |
+         awk -F '\t' '$1 == "exercise" { print $3 }' | while IFS= read -r title; do
+             grep -qF -- "$title" <<<"$listing" || echo "missing: $title"; done)
+if [[ $listed == "$expected" && -z $titled ]] &&
+   grep -qE '^[0-9]+ of [0-9]+ done\.' <<<"$listing"; then
+    pass "make list names every exercise in the book's order, with its title and its state"
+else
+    fail "make list names every exercise in the book's order, with its title and its state" "$listing
+$titled"
+fi
