@@ -216,3 +216,29 @@ else
     fail "make list names every exercise in the book's order, with its title and its state" "$listing
 $titled"
 fi
+
+# make watch without a GPU: it starts, says so once, checks the exercise (compiling it, running
+# the tests that need no GPU) and waits for a save, where it used to refuse to start.
+if command -v inotifywait >/dev/null || [[ -x .deps/root/usr/bin/inotifywait ]]; then
+    watch_log=$(mktemp)
+    CUDA_VISIBLE_DEVICES= NO_COLOR=1 setsid $MAKE -s --no-print-directory watch EX=break_even \
+        >"$watch_log" 2>&1 </dev/null &
+    watcher=$!
+    for _ in $(seq 1 120); do
+        grep -q "each save checks it again" "$watch_log" && break
+        kill -0 "$watcher" 2>/dev/null || break
+        sleep 0.5
+    done
+    kill -- -"$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+    check="make watch without a GPU starts, says so once, checks the exercise and waits for a save"
+    if grep -q "^watch: no GPU here" "$watch_log" && grep -q "break_even" "$watch_log" &&
+       grep -q "each save checks it again" "$watch_log" &&
+       [[ $(grep -c "no GPU here" "$watch_log") -eq 1 ]]; then
+        pass "$check"
+    else
+        fail "$check" "$(cat "$watch_log")"
+    fi
+    rm -f "$watch_log"
+else
+    skip "make watch without a GPU (skipped: no inotifywait)"
+fi
