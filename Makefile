@@ -344,10 +344,16 @@ $(BUILD)/chapters/%: $(BUILD)/obj/chapters/%.o $(COMMON_LIB)
 # Further entry points (the book, grading, measuring) bring their own rules.
 include $(sort $(wildcard mk/*.mk))
 
-# The archive after every object, those a tool adds below too.
+# The course's tools (tools/) and the developers' (dev/: measuring the machine, checking the
+# kernels, the grading benchmark's; built for make test, not by plain make). The archive after
+# every object, those a tool adds below too.
+link_tool = $(CC) $(LDFLAGS) $(filter-out %.a,$^) $(filter %.a,$^) $(CUDA_LIBS) $(LDLIBS) -o $@
 $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $(filter-out %.a,$^) $(filter %.a,$^) $(CUDA_LIBS) $(LDLIBS) -o $@
+	$(link_tool)
+$(BUILD)/dev/%: $(BUILD)/obj/dev/%.o $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(link_tool)
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
 $(BUILD)/tools/report_block: $(BUILD)/obj/harness/report/report.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.
@@ -369,6 +375,7 @@ CHAPTERS := $(sort $(patsubst chapters/%/,%,$(dir $(CHAPTER_PROGRAMS))))
 RUN_CHAPTERS := $(if $(CH),$(filter ch0$(CH)-% ch$(CH)-% $(CH)-% $(CH),$(CHAPTERS)),$(CHAPTERS))
 RUN_PROGRAMS := $(foreach c,$(RUN_CHAPTERS),$(filter $(BUILD)/chapters/$(c)/%,$(CHAPTER_BINARIES)))
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tools/*.c)))
+DEV_TOOLS := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard dev/*.c)))
 
 # --- Entry points ----------------------------------------------------------------------------
 .PHONY: all check test run deps prerequisites help clean check-now test-now course-build selftest-build \
@@ -382,7 +389,7 @@ course-build: $(CHAPTER_BINARIES) $(TEST_HOST) $(WORKER) $(TEST_MODULES) $(SOLUT
     $(UNIT_BINARIES) $(TOOLS)
 
 # Everything make test runs, built at once before its sections run side by side (selftest/run.sh).
-selftest-build: course-build $(MODULES) $(FIXTURE_MODULES) $(REFUSALS)
+selftest-build: course-build $(MODULES) $(FIXTURE_MODULES) $(REFUSALS) $(DEV_TOOLS)
 
 ## make check          grade exercises/ (EX=ch01-memory/roundtrip for one; SOLUTIONS=1 grades solutions/)
 # Without a make of their own in between, so that a failure ends in one line of make's, not two.

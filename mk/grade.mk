@@ -47,7 +47,7 @@ grade-export:
 
 ## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
 grade-benchmark: prerequisites
-	@PER_GPU="$(call grade_knob,PER_GPU)" grader/benchmark.sh "$(or $(STUDENTS),100)"
+	@PER_GPU="$(call grade_knob,PER_GPU)" dev/grade-benchmark.sh "$(or $(STUDENTS),100)"
 
 ## make deps-cluster     install Slurm and munge (Debian's slurm-wlm), for make test's one-node cluster
 # Optional: make test skips the cluster section where they are missing. As root, or through sudo.

@@ -50,4 +50,4 @@ $(GPU_WORK_OBJECT): common/gpu_work.cu mk/kernels.mk
 list-cuda-archs: ; @echo $(CUDA_ARCHS)
 
 # The GPU's check compares with the host's fmaf.
-$(BUILD)/tools/gpu_work_check: LDLIBS += -lm
+$(BUILD)/dev/gpu_work_check: LDLIBS += -lm

@@ -5,7 +5,7 @@
  * Test programs share a GPU through lock files that the environment names (harness/host/gpu_share.h):
  * a test that times the GPU has it alone, the others share it and step aside for a moment when
  * a timed test waits. This holds the GPU the same way for a program that is not a test program
- * (make test runs the chapter programs and tools/gpu_work_check beside the exercises' tests):
+ * (make test runs the chapter programs and dev/gpu_work_check beside the exercises' tests):
  * `alone` as a timed test does, `shared` as an untimed one, stopping COMMAND while a timed test
  * waiting for the GPU runs. Without the lock files it just runs COMMAND.
  *

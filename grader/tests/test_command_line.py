@@ -102,7 +102,7 @@ class Benchmark(unittest.TestCase):
         marker = os.path.join(work, "kept")
         open(marker, "w").close()
         for students in ("abc", "-3", "0"):
-            run = subprocess.run([os.path.join(HERE, "benchmark.sh"), students],
+            run = subprocess.run([os.path.join(HERE, "..", "dev", "grade-benchmark.sh"), students],
                                  env=dict(os.environ, BENCHMARK_DIR=work),
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  universal_newlines=True)

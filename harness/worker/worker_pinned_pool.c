@@ -3,7 +3,7 @@
  *
  * Pinning is slow, most of it the kernel faulting in and zeroing fresh pages, and the driver
  * pins for one process at a time, so programs pinning side by side wait for each other
- * (tools/setup_cost measures it; docs/performance.md has the figures). Tests pin far more than
+ * (dev/setup_cost measures it; docs/performance.md has the figures). Tests pin far more than
  * the code they test seems to: checking that a copier gives everything back on each of its
  * error paths creates it thirty times, 64 MiB of pinned buffers each time.
  *

@@ -40,24 +40,24 @@ for program in "${chapter_programs[@]}"; do
 done
 
 # The grader's benchmark measures how fast this machine creates CUDA contexts.
-if need_gpu "tools/context_rate creates contexts in child processes"; then
-    if build build/tools/context_rate; then
-        rate_log=$(timeout 120 build/tools/context_rate --processes 2 --contexts 4 2>&1)
+if need_gpu "dev/context_rate creates contexts in child processes"; then
+    if build build/dev/context_rate; then
+        rate_log=$(timeout 120 build/dev/context_rate --processes 2 --contexts 4 2>&1)
         if [[ $? -eq 0 && $rate_log == *"contexts per second"* ]]; then
-            pass "tools/context_rate creates contexts in child processes: ${rate_log#context_rate: }"
+            pass "dev/context_rate creates contexts in child processes: ${rate_log#context_rate: }"
         else
-            fail "tools/context_rate creates contexts in child processes" "$rate_log"
+            fail "dev/context_rate creates contexts in child processes" "$rate_log"
         fi
     fi
 fi
 # ... and what a test's buffers cost before anything is copied (grader/README.md quotes it).
-if need_gpu "tools/setup_cost times pinning and first touches in child processes"; then
-    if build build/tools/setup_cost; then
-        cost_log=$(timeout 120 build/tools/setup_cost --size 16M --processes 2 2>&1)
+if need_gpu "dev/setup_cost times pinning and first touches in child processes"; then
+    if build build/dev/setup_cost; then
+        cost_log=$(timeout 120 build/dev/setup_cost --size 16M --processes 2 2>&1)
         if [[ $? -eq 0 && $cost_log == *"cudaHostUnregister that"* ]]; then
-            pass "tools/setup_cost times pinning and first touches in child processes"
+            pass "dev/setup_cost times pinning and first touches in child processes"
         else
-            fail "tools/setup_cost times pinning and first touches in child processes" "$cost_log"
+            fail "dev/setup_cost times pinning and first touches in child processes" "$cost_log"
         fi
     fi
 fi

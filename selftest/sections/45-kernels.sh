@@ -78,17 +78,17 @@ else
 fi
 
 # --- On a GPU: each kernel does what gpu_work.h says -----------------------------------
-if need_gpu "tools/gpu_work_check: the kernels on the GPU" && build build/tools/gpu_work_check; then
-    check_log=$(with_gpu alone timeout 120 build/tools/gpu_work_check 2>&1) # it times kernels
+if need_gpu "dev/gpu_work_check: the kernels on the GPU" && build build/dev/gpu_work_check; then
+    check_log=$(with_gpu alone timeout 120 build/dev/gpu_work_check 2>&1) # it times kernels
     case $? in
-    0) pass "tools/gpu_work_check: $(grep -c '^ok' <<<"$check_log") checks of the kernels on the GPU"
+    0) pass "dev/gpu_work_check: $(grep -c '^ok' <<<"$check_log") checks of the kernels on the GPU"
        sed -n 's/^ok  */          /p' <<<"$check_log" ;;
     77) if [[ ${REQUIRE_GPU:-} == 1 ]]; then
-            fail "tools/gpu_work_check: REQUIRE_GPU=1 but this CUDA runtime runs no kernels" \
+            fail "dev/gpu_work_check: REQUIRE_GPU=1 but this CUDA runtime runs no kernels" \
                 "$check_log"
         else
-            skip "tools/gpu_work_check (skipped: $(sed -n 's/^ok  *//p' <<<"$check_log"))"
+            skip "dev/gpu_work_check (skipped: $(sed -n 's/^ok  *//p' <<<"$check_log"))"
         fi ;;
-    *) fail "tools/gpu_work_check: the kernels on the GPU" "$check_log" ;;
+    *) fail "dev/gpu_work_check: the kernels on the GPU" "$check_log" ;;
     esac
 fi

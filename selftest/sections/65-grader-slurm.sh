@@ -2,7 +2,7 @@
 #
 # Where Slurm is installed (Debian's slurm-wlm and munge: make deps-cluster) and
 # this runs as root: starts a private cluster on 127.0.0.1
-# (grader/slurm-test-cluster.sh, stopped afterwards whatever happens), submits a
+# (dev/slurm-test-cluster.sh, stopped afterwards whatever happens), submits a
 # small class as a job array of two tasks and the grade-report step as a job
 # that depends on it, exactly as grader/README.md tells instructors to, waits,
 # and checks each task's slice and the merged gradebook. Without a GPU the
@@ -49,12 +49,15 @@ else
         while [[ -n $(squeue --noheader --jobs="$jobid,$report") ]]; do sleep 0.2; done &&
         scontrol --oneliner show job "$jobid" >"$TEST_WORK/tasks.txt"'
     slurm_started=$(date +%s)
-    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PER_GPU TEST_WORK="$slurm_work" timeout 300 \
-        grader/slurm-test-cluster.sh "$cluster" bash -c "$submit" >"$slurm_work/cluster.log" 2>&1
+    # The jobs' make starts afresh (sbatch exports the environment, not make's variables): it
+    # is given the toolkit this run's make resolved, as an instructor's shell would hold it.
+    cuda_home=$($MAKE -s --no-print-directory list-toolchain | sed -n 's/^CUDA_HOME=//p')
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PER_GPU CUDA_HOME="$cuda_home" TEST_WORK="$slurm_work" timeout 300 \
+        dev/slurm-test-cluster.sh "$cluster" bash -c "$submit" >"$slurm_work/cluster.log" 2>&1
     slurm_status=$?
     slurm_seconds=$(($(date +%s) - slurm_started))
     if [[ $slurm_status -eq 3 ]]; then
-        fail "a one-node Slurm cluster starts (grader/slurm-test-cluster.sh)" "$(cat "$slurm_work/cluster.log")"
+        fail "a one-node Slurm cluster starts (dev/slurm-test-cluster.sh)" "$(cat "$slurm_work/cluster.log")"
     elif [[ $slurm_status -ne 0 ]]; then
         fail "the job array and the grade-report job ran (exit $slurm_status$( ((slurm_status == 124)) &&
             echo ': out of time after 300 s'))" "$(cat "$slurm_work/cluster.log" "$slurm_work"/*.log \

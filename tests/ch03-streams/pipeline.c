@@ -274,8 +274,8 @@ COURSE_TEST(no_buffer_is_reused_before_its_copy_back_has_finished, 2)
 }
 
 /* The header's contract: the host waits only once everything is queued. A wait before a
- * stream's buffer is reused costs little on a GPU with four streams in flight (the H200 ran such
- * a pipeline at 1.09 times the ideal), so the timed test cannot tell it; the calls can. */
+ * stream's buffer is reused costs little on a GPU with four streams in flight, too little for the
+ * timed test to tell (docs/performance.md); the calls tell it. */
 COURSE_TEST(the_chunks_are_spread_over_the_streams_and_the_host_waits_only_at_the_end, 2)
 {
     job j = make_job(8 * SMALL_CHUNK, SMALL_CHUNK, 4);

@@ -8,7 +8,7 @@
  * cudaFree(0) and exits, P children at a time; child i uses device
  * i % (the devices CUDA_VISIBLE_DEVICES lets it see). Comparing P = 1 with
  * P = 8, and one visible GPU with two, says whether contexts are created side
- * by side or one at a time across the machine (grader/benchmark.sh runs both).
+ * by side or one at a time across the machine (dev/grade-benchmark.sh runs both).
  *
  * Like the harness, the parent never touches the CUDA runtime: only the
  * children do, each after its fork.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# benchmark.sh - grade a generated class and say how many students a minute this machine grades.
+# grade-benchmark.sh - grade a generated class and say how many students a minute this machine grades.
 #
-#   grader/benchmark.sh [STUDENTS]        (make grade-benchmark STUDENTS=100 [PER_GPU=N])
+#   dev/grade-benchmark.sh [STUDENTS]        (make grade-benchmark STUDENTS=100 [PER_GPU=N])
 #
 # The class (grader/make_class.py benchmark) mixes good, partial, broken,
 # incomplete, crashing and hanging work, as folders, .zip and .tar.gz. It is
@@ -29,17 +29,17 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 # machine creates them, one at a time and side by side, on one GPU and on all,
 # is one of the costs behind the rate below.
 contexts=()
-if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/context_rate; then
-    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/context_rate --processes 1 --contexts 8 2>&1)")
-    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/context_rate --processes 8 --contexts 32 2>&1)")
+if ((gpus > 0)) && $MAKE -s --no-print-directory build/dev/context_rate; then
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/dev/context_rate --processes 1 --contexts 8 2>&1)")
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/dev/context_rate --processes 8 --contexts 32 2>&1)")
     if ((gpus > 1)); then
-        contexts+=("$(build/tools/context_rate --processes $((8 * gpus)) --contexts $((32 * gpus)) 2>&1)")
+        contexts+=("$(build/dev/context_rate --processes $((8 * gpus)) --contexts $((32 * gpus)) 2>&1)")
     fi
 fi
 # What a test's buffers cost, alone and 16 processes at once (grader/README.md).
-if ((gpus > 0)) && $MAKE -s --no-print-directory build/tools/setup_cost; then
-    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/setup_cost 2>&1)")
-    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/tools/setup_cost --processes 16 2>&1)")
+if ((gpus > 0)) && $MAKE -s --no-print-directory build/dev/setup_cost; then
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/dev/setup_cost 2>&1)")
+    contexts+=("$(CUDA_VISIBLE_DEVICES=0 build/dev/setup_cost --processes 16 2>&1)")
 fi
 start=$(date +%s.%N)
 status=0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # slurm-test-cluster.sh - run a command against a private one-node Slurm cluster on this machine.
 #
-#   grader/slurm-test-cluster.sh DIR COMMAND [ARG...]
+#   dev/slurm-test-cluster.sh DIR COMMAND [ARG...]
 #
 # Starts a munged, a slurmctld and a slurmd of their own, with configuration,
 # key, socket, state, spool and logs in DIR (an empty folder, kept afterwards
@@ -58,7 +58,7 @@ hardware=$(slurmd -C | sed -n 's/^NodeName=[^ ]* \(.*\) RealMemory=\([0-9]*\).*/
 
 export SLURM_CONF=$dir/slurm.conf
 cat >"$SLURM_CONF" <<EOF
-# A one-node cluster for grader/slurm-test-cluster.sh; everything it keeps is in $dir.
+# A one-node cluster for dev/slurm-test-cluster.sh; everything it keeps is in $dir.
 ClusterName=coursetest
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=${free_ports[0]}
