@@ -24,28 +24,25 @@ done < <(test_files=("${course_exercises[@]/#/tests/}")
 
 done_count=0
 for id in "${course_exercises[@]}"; do
-    source=exercises/$id.c record=build/results/exercises/$id.json status=''
+    source=exercises/$id.c record=build/results/exercises/$id.json status='' colour=$red
     if [[ ! -f $source ]]; then
-        state="${red}missing${reset}"
+        state=missing
     elif [[ -f $record && ! $source -nt $record ]]; then
         [[ $(<"$record") =~ \"status\":\ \"([a-z_]+)\" ]] && status=${BASH_REMATCH[1]}
         case $status in
-        passed) state="${green}done${reset}"; done_count=$((done_count + 1)) ;;
-        not_started) state="not started" ;;
-        no_gpu) state="${yellow}needs a GPU${reset}" ;;
-        does_not_compile | unloadable) state="${red}does not compile${reset}" ;;
-        rejected) state="${red}refused${reset}" ;;
-        *) state="${red}failing${reset}" ;;
+        passed) state=done colour=$green done_count=$((done_count + 1)) ;;
+        not_started) state="not started" colour='' ;;
+        no_gpu) state="needs a GPU" colour=$yellow ;;
+        does_not_compile | unloadable) state="does not compile" ;;
+        rejected) state=refused ;;
+        *) state=failing ;;
         esac
     elif grep -q TODO "$source"; then
-        state="not started"
+        state="not started" colour=''
     else
-        state="${yellow}not checked${reset}"
+        state="not checked" colour=$yellow
     fi
-    # The state padded by its visible width: its colour codes take none.
-    plain=${state//$'\033['[0-9]m/}
-    plain=${plain//$'\033['[0-9][0-9]m/}
-    printf '  %s%*s  %-30s %s\n' "$state" $((16 - ${#plain})) '' "$id" "${title[$id]:-}"
+    printf '  %s%-16s%s  %-30s %s\n' "$colour" "$state" "${colour:+$reset}" "$id" "${title[$id]:-}"
 done
 echo
 echo "$done_count of ${#course_exercises[@]} done. make check EX=NAME checks one; make hint EX=NAME gives its hint."

@@ -48,6 +48,13 @@ bool course_test_is_timed(void)
     return checker.in_test && checker.timed;
 }
 
+void checker_tell_judge(enum reply_kind kind)
+{
+    reply r = {kind, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
+    if (!write_all(checker.reply_fd, &r, sizeof r))
+        _exit(0); /* the judge is gone: nothing is graded any more */
+}
+
 /* Where programs share the GPU, the judge takes it alone for the test (after the programs that
  * hold it now let go) and then says go on; the time it waits is not the test's. */
 void harness_gpu_alone_begin(void)
@@ -59,10 +66,8 @@ void harness_gpu_alone_begin(void)
         return;
     if (checker.gpu_shared) {
         fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
-        reply r = {REPLY_ALONE, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
         const double asked = checker_now_s();
-        if (!write_all(checker.reply_fd, &r, sizeof r))
-            _exit(0);
+        checker_tell_judge(REPLY_ALONE);
         for (;;) {
             command go;
             if (!read_all(checker.command_fd, &go, sizeof go))
@@ -89,9 +94,7 @@ void harness_gpu_alone_end(void)
     checker.alone = false;
     if (!checker.gpu_shared)
         return;
-    reply r = {REPLY_SHARED, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
-    if (!write_all(checker.reply_fd, &r, sizeof r))
-        _exit(0);
+    checker_tell_judge(REPLY_SHARED);
 }
 
 bool harness_gpu_is_alone(void)

@@ -67,6 +67,9 @@ enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED, REPLY_STARTING, REPL
  * making one can take a second when many ask at once. */
 #define WORKER_START_S 120.0
 
+/* A notice to the judge during a test (not a verdict); ends the checker if the judge is gone. */
+void checker_tell_judge(enum reply_kind kind);
+
 #define REPLY_EVIDENCE 1u   /* the test read what the worker says of itself */
 #define REPLY_UNLOADABLE 2u /* the learner's module could not be loaded: the rest need not run */
 

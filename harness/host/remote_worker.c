@@ -465,13 +465,6 @@ static void load_learner_module(void)
     worker.loaded[checker.exercise] = true;
 }
 
-static void tell_judge(enum reply_kind kind)
-{
-    reply r = {kind, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
-    if (!write_all(checker.reply_fd, &r, sizeof r))
-        _exit(0); /* the judge is gone: nothing is graded any more */
-}
-
 void remote_ready_worker(void)
 {
     if (worker.pid == 0) {
@@ -480,10 +473,10 @@ void remote_ready_worker(void)
          * holds its deadline meanwhile, and stops nothing for a timed test while the context
          * lock may be held (the timed test's own checker may need it). */
         const double began = checker_now_s();
-        tell_judge(REPLY_STARTING);
+        checker_tell_judge(REPLY_STARTING);
         spawn_worker();
         checker.deadline += checker_now_s() - began;
-        tell_judge(REPLY_STARTED);
+        checker_tell_judge(REPLY_STARTED);
     }
     load_learner_module();
 }

@@ -193,36 +193,34 @@ run_tests() {
     esac
 }
 
+# expect_all_pass KIND NAME PROGRAM EXERCISE: a correct file (a solution, or an alternative
+# written another way) passes every test; where the GPU's timing judges nothing (the stand-in,
+# or streams that do not overlap), every untimed one, and its timed ones are skipped.
+expect_all_pass() {
+    run_tests "$3"
+    local tests
+    tests=$(grep -c '"name"' <<<"$json_text")
+    if [[ $status -eq 0 ]]; then
+        pass "$1 $2 passes all $tests tests"
+    elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
+            -z $(failed_untimed_tests "$4") ]]; then
+        pass "$1 $2 passes all its untimed tests"
+        skip "$1 $2 passes its timed tests (skipped: ${stand_in_reason:-$asynchronous_reason})"
+    else
+        fail "$1 $2 passes all its tests (exit $status)" "$output"
+    fi
+}
+
 for exercise in $exercises; do
     [[ -n ${gpu_present:-} ]] || continue
     build "build/modules/solutions/$exercise.so" "build/modules/exercises/$exercise.so" || continue
 
-    run_tests "solutions/$exercise"
-    tests=$(grep -c '"name"' <<<"$json_text")
-    if [[ $status -eq 0 ]]; then
-        pass "solution $exercise passes all $tests tests"
-    elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
-            -z $(failed_untimed_tests "$exercise") ]]; then
-        pass "solution $exercise passes all its untimed tests"
-        skip "solution $exercise passes its timed tests (skipped: ${stand_in_reason:-$asynchronous_reason})"
-    else
-        fail "solution $exercise passes all its tests (exit $status)" "$output"
-    fi
+    expect_all_pass solution "$exercise" "solutions/$exercise" "$exercise"
 
     # Correct solutions written in other styles (selftest/alternatives/): every test passes.
     for alternative in $(grep "^$exercise--" <<<"$alternatives"); do
         build "build/modules/selftest/alternatives/$alternative.so" || continue
-        run_tests "selftest/alternatives/$alternative"
-        tests=$(grep -c '"name"' <<<"$json_text")
-        if [[ $status -eq 0 ]]; then
-            pass "alternative $alternative passes all $tests tests"
-        elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
-                -z $(failed_untimed_tests "$exercise") ]]; then
-            pass "alternative $alternative passes all its untimed tests"
-            skip "alternative $alternative passes its timed tests (skipped: ${stand_in_reason:-$asynchronous_reason})"
-        else
-            fail "alternative $alternative passes all its tests (exit $status)" "$output"
-        fi
+        expect_all_pass alternative "$alternative" "selftest/alternatives/$alternative" "$exercise"
     done
 
     run_tests "exercises/$exercise"
