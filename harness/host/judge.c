@@ -334,15 +334,15 @@ bool judge_run_exercise(int x, test_outcome *outcomes, double timeout, bool use_
     printed_total = 0;
     host_stat("exercise %s (%s)", e->info->id, e->options.source ? e->options.source : "");
     for (int t = 0; t < e->count; t++) {
+        if (e->gpu_absent && !e->tests[t].host_only) {
+            outcomes[t].needs_gpu = true;
+            snprintf(outcomes[t].message, sizeof outcomes[t].message, "not run: it needs a GPU");
+            continue;
+        }
         if (e->skip_timed && e->tests[t].timed) {
             outcomes[t].ran = true;
             snprintf(outcomes[t].message, sizeof outcomes[t].message,
                      "not run: COURSE_SKIP_TIMED=1 skips the tests that time the GPU");
-            continue;
-        }
-        if (e->gpu_absent && !e->tests[t].host_only) {
-            outcomes[t].needs_gpu = true;
-            snprintf(outcomes[t].message, sizeof outcomes[t].message, "not run: it needs a GPU");
             continue;
         }
         if (e->unloadable[0] != '\0') {

@@ -208,6 +208,15 @@ static bool source_is_untouched_stub(const char *path)
     return has_todo;
 }
 
+/* An untouched stub: no test passed, and the file still has its TODO. */
+static bool is_not_started(const exercise_entry *e, const test_outcome *outcomes)
+{
+    for (int t = 0; t < e->count; t++)
+        if (outcomes[t].passed)
+            return false;
+    return source_is_untouched_stub(e->options.source);
+}
+
 /* Runs exercise x and reports it; false when it did not all pass. */
 static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, char *why,
                            size_t why_size)
@@ -225,29 +234,18 @@ static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, c
         free(outcomes);
         outcomes = outcomes_for(e);
         char unused[256];
-        bool any_host_test = false, none_passed = true;
-        for (int t = 0; t < e->count; t++) {
-            any_host_test |= e->tests[t].host_only;
-            outcomes[t].needs_gpu = !e->tests[t].host_only;
-        }
-        if (any_host_test)
-            (void)judge_run_exercise(x, outcomes, timeout, false, unused, sizeof unused);
-        for (int t = 0; t < e->count; t++)
-            none_passed &= !outcomes[t].passed;
-        e->options.not_started = none_passed && source_is_untouched_stub(e->options.source);
+        (void)judge_run_exercise(x, outcomes, timeout, false, unused, sizeof unused);
+        e->options.not_started = is_not_started(e, outcomes);
         all_passed = report_no_gpu(&e->options, outcomes, e->count, why);
     } else if (e->unloadable[0] != '\0' && e->count > 0 && !outcomes[0].passed &&
                strcmp(outcomes[0].message, e->unloadable) == 0) {
         report_unloadable(&e->options, e->unloadable);
     } else {
-        bool none_passed = true;
-        for (int t = 0; t < e->count; t++) {
+        for (int t = 0; t < e->count; t++)
             if (!outcomes[t].ran && outcomes[t].message[0] == '\0')
                 snprintf(outcomes[t].message, sizeof outcomes[t].message,
                          "the test did not run (the test program itself failed)");
-            none_passed &= !outcomes[t].passed;
-        }
-        e->options.not_started = none_passed && source_is_untouched_stub(e->options.source);
+        e->options.not_started = is_not_started(e, outcomes);
         e->options.printed_bytes = judge_printed_bytes();
         e->options.seconds = checker_now_s() - started;
         all_passed = report_results(&e->options, outcomes, e->count);
