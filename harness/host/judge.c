@@ -240,6 +240,7 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
     *deadline = times->running + timeout + BACKSTOP_S;
     int got = write_all(k->command_fd, &c, sizeof c) ? 1 : 0;
     double held_deadline = *deadline;
+    bool gave_back = false; /* the GPU, while a worker starts */
     worker_starting_since = 0;
     while (got == 1) {
         got = await(k, r, sizeof *r, deadline, true);
@@ -258,11 +259,19 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
                 got = 0;
         } else if (r->kind == REPLY_STARTING) {
             /* Its turn to make a context may come after every other program's: the test's
-             * deadline waits, and a start that never ends still ends. */
+             * deadline waits, and a start that never ends still ends. Meanwhile the GPU is
+             * not this test's: a timed test of another program that waited for it would
+             * keep every program stopped for that long. */
             worker_starting_since = checker_now_s();
             held_deadline = *deadline;
             *deadline = worker_starting_since + 2 * WORKER_START_S + BACKSTOP_S;
+            gave_back = !times->alone;
+            if (gave_back)
+                gpu_share_give_back();
         } else if (r->kind == REPLY_STARTED && worker_starting_since > 0) {
+            if (gave_back)
+                gpu_share_take(false); /* after the timed tests that wait, if any */
+            gave_back = false;
             *deadline = held_deadline + (checker_now_s() - worker_starting_since);
             worker_starting_since = 0;
         } else if (r->kind == REPLY_SHARED && times->alone) {

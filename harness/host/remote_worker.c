@@ -392,10 +392,6 @@ static void spawn_worker(void)
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                               POSIX_SPAWN_SETPGROUP);
     char *arguments[] = {"worker", checker.use_cuda ? NULL : "--no-cuda", NULL};
-    /* Contexts one at a time, where programs share the GPU: the driver makes them faster
-     * so. The checker holds the lock; the learner's code never sees it. */
-    if (checker.use_cuda)
-        gpu_share_lock(checker.context_lock, LOCK_EX);
     fflush(NULL);
     pid_t pid = 0;
     int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, environ);
@@ -404,7 +400,6 @@ static void spawn_worker(void)
     close(theirs);
     close(printed);
     if (spawned != 0) {
-        gpu_share_lock(checker.context_lock, LOCK_UN);
         close(sockets[0]);
         close(pipe_ends[0]);
         fail_to_start(strerror(spawned));
@@ -415,9 +410,19 @@ static void spawn_worker(void)
     worker.output = pipe_ends[0];
     fcntl(worker.output, F_SETFL, O_NONBLOCK);
     remote_hello hello;
-    wait_result got = remote_await(&hello, sizeof hello, checker_now_s() + WORKER_START_S);
-    gpu_share_lock(checker.context_lock, LOCK_UN);
-    if (got != WAIT_OK || !hello.gpu_ok) {
+    const double start_by = checker_now_s() + WORKER_START_S;
+    wait_result got = remote_await(&hello, sizeof hello, start_by);
+    if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN) {
+        /* Contexts one at a time, where programs share the GPU: the driver makes them faster
+         * so. The checker holds the lock for the making alone; the learner's code never sees
+         * it. */
+        gpu_share_lock(checker.context_lock, LOCK_EX);
+        const unsigned char go = 1;
+        got = write_all(worker.socket, &go, 1) ? remote_await(&hello, sizeof hello, start_by)
+                                               : WAIT_GONE;
+        gpu_share_lock(checker.context_lock, LOCK_UN);
+    }
+    if (got != WAIT_OK || hello.gpu_ok != 1) {
         int status;
         char why[sizeof hello.why + 64];
         if (got == WAIT_OK)

@@ -349,6 +349,12 @@ int main(int argc, char **argv)
         getenv("COURSE_WORKER_FILTER_OPTIONAL") == NULL)
         say_hello_and_end(&hello);
     if (use_cuda) {
+        /* The context is made in the checker's turn (remote.h). */
+        remote_hello turn = hello;
+        turn.gpu_ok = HELLO_WANTS_A_TURN;
+        unsigned char go;
+        if (!write_all(channel, &turn, sizeof turn) || !read_all(channel, &go, 1))
+            _exit(0);
         int count = 0;
         const double making = now_s();
         cudaError_t err = cudaGetDeviceCount(&count);

@@ -30,17 +30,21 @@ if [[ $grade_deps_status != 0 ]]; then
 elif ! section_in_run 30-exercises; then
     skip "make grade's verdicts against make check's (skipped: the exercises' section is not in this run)"
 elif need_gpu "make grade's verdicts against make check's"; then
-    rm -rf "$agreement" && mkdir -p "$agreement/class"
-    # The class: one student with the solutions, then a student per k-th variant.
-    python3 - "$agreement/class" "$agreement/programs.tsv" \
+    rm -rf "$agreement" && mkdir -p "$agreement/class" "$agreement/mistakes"
+    # The class: one student with the solutions, then a student per k-th variant; the known
+    # mistakes in a class of their own, graded without their timed tests, which the exercises'
+    # section does not run either (a timed test has the GPU alone: each costs every program
+    # beside it its time).
+    python3 - "$agreement/class" "$agreement/mistakes" "$agreement/programs.tsv" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
         "$($MAKE -s --no-print-directory list-mutants)" <<'EOF'
 import os, shutil, sys
-class_dir, table, exercises, alternatives, mutants = sys.argv[1:6]
+class_dir, mistakes_dir, table, exercises, alternatives, mutants = sys.argv[1:7]
 rows = []
 def hand_in(student, exercise, program, source):
-    folder = os.path.join(class_dir, student, os.path.dirname(exercise))
+    folder = os.path.join(mistakes_dir if student.startswith("mistake") else class_dir,
+                          student, os.path.dirname(exercise))
     os.makedirs(folder, exist_ok=True)
     shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
     rows.append("%s\t%s\t%s" % (student, exercise, program))
@@ -56,12 +60,18 @@ for kind, names, folder, made in (("alternative", alternatives, "selftest/altern
         hand_in(student, exercise, "%s/%s" % (folder, name), "%s%s/%s.c" % (made, folder, name))
 open(table, "w").write("\n".join(rows) + "\n")
 EOF
-    chmod -R a+rX "$agreement/class"
-    scratch=$(scratch_for_grading "$PWD/$agreement/scratch")
-    # Graded while the exercises' section runs the same files: both share the GPU's locks.
-    python3 grader/grade.py grade --submissions "$agreement/class" --out "$agreement/out" \
-        --scratch "$scratch" >"$agreement/grade.log" 2>&1
+    chmod -R a+rX "$agreement/class" "$agreement/mistakes"
+    scratch_class=$(scratch_for_grading "$PWD/$agreement/scratch-class")
+    scratch_mistakes=$(scratch_for_grading "$PWD/$agreement/scratch-mistakes")
+    # Graded while the exercises' section runs the same files: all share the GPU's locks.
+    python3 grader/grade.py grade --submissions "$agreement/mistakes" --out "$agreement/out" \
+        --scratch "$scratch_mistakes" --skip-timed >"$agreement/grade-mistakes.log" 2>&1 &
+    mistakes_pid=$!
+    python3 grader/grade.py grade --submissions "$agreement/class" --out "$agreement/out-class" \
+        --scratch "$scratch_class" >"$agreement/grade.log" 2>&1
     grade_status=$?
+    wait "$mistakes_pid"
+    mistakes_status=$?
     section_wait 30-exercises
     stand_in=''
     [[ $gpu_reason == Stand-in* ]] && stand_in=1
@@ -88,7 +98,9 @@ for line in open(table):
     check_path = os.path.join(results, program.replace("/", "_") + ".json")
     try:
         checked = json.load(open(check_path))
-        graded = json.load(open(os.path.join(out, "students", student, "grade.json")))
+        graded = json.load(open(os.path.join(out + ("" if student.startswith("mistake")
+                                                    else "-class"),
+                                             "students", student, "grade.json")))
     except (OSError, ValueError) as err:
         differ.append("%s: no record to compare (%s)" % (program, err))
         continue
@@ -144,6 +156,9 @@ EOF
     agreed=$(sed -n 's/^agree //p' <<<"$comparison")
     if [[ $grade_status -ne 0 ]]; then
         fail "make grade graded the agreement class (exit $grade_status)" "$(tail -n 15 "$agreement/grade.log")"
+    elif [[ $mistakes_status -ne 0 ]]; then
+        fail "make grade graded the agreement class's mistakes (exit $mistakes_status)" \
+            "$(tail -n 15 "$agreement/grade-mistakes.log")"
     elif ! grep -q '^differ ' <<<"$comparison"; then
         pass "make grade gives each of $count files the verdicts make check gave them ($agreed tests)"
     else
