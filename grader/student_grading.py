@@ -244,7 +244,7 @@ class Grader:
 
     def _gpu_locks(self, gpu):
         """The lock files through which test programs on one GPU share it (harness/host/runner.c):
-        a test that times the GPU runs alone on it, and contexts are made one at a time. Each
+        a test that times the GPU runs alone on it, and contexts are made three at a time at most. Each
         test host gets them as open descriptors (_open_locks), never in its view: the learner's
         code, beside it, could otherwise hold them."""
         folder = self._locks_folder()
@@ -254,7 +254,9 @@ class Grader:
         name = "".join(c if c.isalnum() else "-" for c in str(gpu))
         paths = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
                  "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
-                 "COURSE_CONTEXT_LOCK": "contexts.lock"}
+                 "COURSE_CONTEXT_LOCK": "contexts.lock",
+                 "COURSE_CONTEXT_LOCK_1": "contexts-1.lock",  # CONTEXT_TURNS in gpu_share.h
+                 "COURSE_CONTEXT_LOCK_2": "contexts-2.lock"}
         for variable, file_name in paths.items():
             paths[variable] = os.path.join(folder, file_name)
             with open(paths[variable], "a"):

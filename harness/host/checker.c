@@ -3,6 +3,7 @@
 #include "checker.h"
 #include "io.h"
 #include "harness.h"
+#include "remote_worker.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,7 +19,7 @@ double checker_now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-checker_state checker = {.command_fd = -1, .reply_fd = -1, .context_lock = -1, .arena = -1};
+checker_state checker = {.command_fd = -1, .reply_fd = -1, .arena = -1};
 
 bool checker_read_judge(void)
 {
@@ -64,6 +65,10 @@ void harness_gpu_alone_begin(void)
                   "(a bug in the course)");
     if (checker.alone)
         return;
+    /* A worker that has to start does so first: its turn to make a context, behind every
+     * program that shares the GPU, must not come out of the window's time while nobody else
+     * may use the GPU. */
+    remote_ready_worker();
     if (checker.gpu_shared) {
         fflush(NULL); /* what the test printed so far goes out before the judge stops reading */
         const double asked = checker_now_s();

@@ -7,6 +7,7 @@
 #ifndef COURSE_CHECKER_H
 #define COURSE_CHECKER_H
 
+#include "gpu_share.h"
 #include "remote.h"
 
 #include <stdbool.h>
@@ -20,7 +21,7 @@ typedef struct checker_state {
     bool gpu_shared;    /* other programs use the GPU at the same time (make check, grade, test) */
     int command_fd;     /* from the judge: the test to run, deadlines moved, go-aheads */
     int reply_fd;       /* to the judge */
-    int context_lock;   /* COURSE_CONTEXT_LOCK's descriptor, -1 where nobody shares the GPU */
+    context_turns context_turns; /* the turns to make a CUDA context (gpu_share.h) */
     int arena;          /* the shared memory's memfd */
     uint32_t exercise;  /* the running test's exercise, by index */
     const char *learner_module; /* its learner module; NULL: it has none (a fixture's) */

@@ -90,8 +90,8 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_w
 }
 
 /* The shared memory at its fixed address, before CUDA reserves its own ranges; then the CUDA
- * context, one at a time among the programs that share the GPU. Says hello either way; false
- * when the checker cannot go on. */
+ * context, in one of the turns the programs that share the GPU take (gpu_share.h). Says hello
+ * either way; false when the checker cannot go on. */
 static bool checker_open(int reply_fd, bool use_cuda)
 {
     char why[256] = "";
@@ -104,12 +104,12 @@ static bool checker_open(int reply_fd, bool use_cuda)
     if (use_cuda) {
         int count = 0;
         const double asked = checker_now_s();
-        gpu_share_lock(checker.context_lock, LOCK_EX);
+        gpu_share_take_context_turn(&checker.context_turns);
         const double making = checker_now_s();
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err == cudaSuccess && count > 0)
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
-        gpu_share_lock(checker.context_lock, LOCK_UN);
+        gpu_share_give_back_context_turn(&checker.context_turns);
         turn_wait_s = making - asked;
         making_s = checker_now_s() - making;
         if (err != cudaSuccess || count == 0) {
@@ -191,7 +191,7 @@ _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, bool gp
     checker.reply_fd = reply_fd;
     checker.use_cuda = use_cuda;
     checker.gpu_shared = gpu_shared;
-    checker.context_lock = gpu_share_open_lock("COURSE_CONTEXT_LOCK");
+    gpu_share_open_context_turns(&checker.context_turns);
     /* The learner's orphans come back here, where their end can be seen to. */
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (!checker_open(reply_fd, use_cuda))

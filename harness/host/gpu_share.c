@@ -60,6 +60,48 @@ void gpu_share_lock(int fd, int how)
         ;
 }
 
+void gpu_share_open_context_turns(context_turns *turns)
+{
+    turns->held = -1;
+    for (int i = 0; i < CONTEXT_TURNS; i++) {
+        char variable[64];
+        if (i == 0)
+            snprintf(variable, sizeof variable, "COURSE_CONTEXT_LOCK");
+        else
+            snprintf(variable, sizeof variable, "COURSE_CONTEXT_LOCK_%d", i);
+        turns->fds[i] = gpu_share_open_lock(variable);
+    }
+}
+
+void gpu_share_take_context_turn(context_turns *turns)
+{
+    int open_turns = 0;
+    for (int i = 0; i < CONTEXT_TURNS && turns->held < 0; i++) {
+        if (turns->fds[i] < 0)
+            continue;
+        open_turns++;
+        if (flock(turns->fds[i], LOCK_EX | LOCK_NB) == 0)
+            turns->held = i;
+    }
+    if (turns->held >= 0 || open_turns == 0)
+        return;
+    /* All taken: wait for one, the same one for this process each time. */
+    for (int i = 0, pick = (int)(getpid() % open_turns); i < CONTEXT_TURNS; i++) {
+        if (turns->fds[i] >= 0 && pick-- == 0) {
+            gpu_share_lock(turns->fds[i], LOCK_EX);
+            turns->held = i;
+            return;
+        }
+    }
+}
+
+void gpu_share_give_back_context_turn(context_turns *turns)
+{
+    if (turns->held >= 0)
+        gpu_share_lock(turns->fds[turns->held], LOCK_UN);
+    turns->held = -1;
+}
+
 void gpu_share_open(void)
 {
     share.gpu_lock = gpu_share_open_lock("COURSE_GPU_LOCK");

@@ -41,4 +41,18 @@ int gpu_share_open_lock(const char *variable);
 /* flock(fd, how), again after a signal; nothing for fd -1. */
 void gpu_share_lock(int fd, int how);
 
+/* The turns to make a CUDA context: CONTEXT_TURNS lock files (COURSE_CONTEXT_LOCK,
+ * COURSE_CONTEXT_LOCK_1, ...), so that at most that many are made at once on the machine. The
+ * driver makes them faster a few at a time than one at a time or all at once (dev/context_rate:
+ * docs/performance.md). */
+#define CONTEXT_TURNS 3
+typedef struct context_turns {
+    int fds[CONTEXT_TURNS]; /* -1 each where the environment names none */
+    int held;               /* the index of the one held, -1 when none */
+} context_turns;
+void gpu_share_open_context_turns(context_turns *turns);
+/* Waits for a turn: a free one if there is one, else the one this process's id picks. */
+void gpu_share_take_context_turn(context_turns *turns);
+void gpu_share_give_back_context_turn(context_turns *turns);
+
 #endif

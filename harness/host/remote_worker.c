@@ -360,7 +360,7 @@ static const char *unloadable_words(const char *why)
 }
 
 /* Starts the worker: its socket, its output's pipe and the arena as its only descriptors, in a
- * process group of its own, its CUDA context made one at a time among the programs that share
+ * process group of its own, its CUDA context made in a turn among the programs that share
  * the GPU; and, where make grade shares the GPU's memory out, the watch on what it holds. */
 static void spawn_worker(void)
 {
@@ -413,14 +413,13 @@ static void spawn_worker(void)
     const double start_by = checker_now_s() + WORKER_START_S;
     wait_result got = remote_await(&hello, sizeof hello, start_by);
     if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN) {
-        /* Contexts one at a time, where programs share the GPU: the driver makes them faster
-         * so. The checker holds the lock for the making alone; the learner's code never sees
-         * it. */
-        gpu_share_lock(checker.context_lock, LOCK_EX);
+        /* A few contexts at a time, where programs share the GPU (gpu_share.h). The checker
+         * holds the turn for the making alone; the learner's code never sees it. */
+        gpu_share_take_context_turn(&checker.context_turns);
         const unsigned char go = 1;
         got = write_all(worker.socket, &go, 1) ? remote_await(&hello, sizeof hello, start_by)
                                                : WAIT_GONE;
-        gpu_share_lock(checker.context_lock, LOCK_UN);
+        gpu_share_give_back_context_turn(&checker.context_turns);
     }
     if (got != WAIT_OK || hello.gpu_ok != 1) {
         int status;
