@@ -321,6 +321,7 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
                               .payload = (uint32_t)(sizeof settings + call->used)};
     remote_reply reply;
     exchange(&request, payload, &reply);
+    remote_watch_after_call();
 
     /* The record of the calls the function made, appended to the checker's copy. */
     const size_t room = TRACE_CAPACITY - trace_recorded;
