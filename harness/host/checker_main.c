@@ -13,6 +13,7 @@
 #include "gpu_share.h"
 #include "host.h"
 #include "io.h"
+#include "remote_worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,11 @@ static enum verdict after_the_worker(enum verdict verdict, uint32_t fresh_start,
                  "%s. This happens when a kernel touches memory it does not own, or a launch "
                  "fails; every CUDA call after it in this process fails the same way",
                  used ? ". Also, " : "", poisoned_by);
+        verdict = VERDICT_FAIL;
+    }
+    if ((fresh_start & FRESH_OVER_SHARE) && !(fresh_start & FRESH_POISONED)) {
+        /* Whatever it saw: the students beside it could not have their share meanwhile. */
+        remote_memory_over_words(message, size);
         verdict = VERDICT_FAIL;
     }
     if (checker.not_graded && verdict != VERDICT_PASS) {

@@ -321,7 +321,6 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
                               .payload = (uint32_t)(sizeof settings + call->used)};
     remote_reply reply;
     exchange(&request, payload, &reply);
-    remote_watch_after_call();
 
     /* The record of the calls the function made, appended to the checker's copy. */
     const size_t room = TRACE_CAPACITY - trace_recorded;
@@ -367,6 +366,9 @@ uint32_t remote_end_of_test(char *poisoned_by, size_t size)
     remote_lost_in_this_test = false;
     if (worker.pid == 0)
         return lost ? FRESH_GONE : 0;
+    /* The watch samples while the test runs; a call quicker than its interval slips between
+     * the samples, but what it keeps is still held now. */
+    const bool over_share = remote_worker_over_share();
     remote_request request = {.op = OP_TIDY, .flags = checker.gpu_shared ? 0 : 1};
     remote_reply reply;
     uint32_t reasons = FRESH_GONE;
@@ -391,6 +393,8 @@ uint32_t remote_end_of_test(char *poisoned_by, size_t size)
     pid_t below[2];
     if (processes_below(getpid(), below, 2) > 1)
         reasons |= FRESH_PROCESSES_LEFT;
+    if (over_share)
+        reasons |= FRESH_OVER_SHARE;
     if (watch.on && reasons == 0) {
         unsigned long long held = 0;
         if (device_memory_of(worker.pid, &held) && held > worker.baseline + DEVICE_SLACK)
@@ -409,6 +413,7 @@ const char *fresh_start_words(uint32_t reasons)
 {
     return reasons & FRESH_GONE             ? "the worker ended or stopped answering"
            : reasons & FRESH_POISONED       ? "the context was poisoned"
+           : reasons & FRESH_OVER_SHARE     ? "it held more device memory than its share"
            : reasons & FRESH_LEDGER_FULL    ? "more was held than the ledger notes"
            : reasons & FRESH_MEMORY_KEPT    ? "device memory was not all given back"
            : reasons & FRESH_THREADS_LEFT   ? "threads were left running"

@@ -133,6 +133,7 @@ enum fresh_start_reason {
     FRESH_THREADS_LEFT = 8, /* threads of the code under test still running */
     FRESH_PROCESSES_LEFT = 16, /* processes the code under test started */
     FRESH_GONE = 32,        /* the worker ended, or stopped answering */
+    FRESH_OVER_SHARE = 64,  /* more device memory held than its share, as the device says */
 };
 const char *fresh_start_words(uint32_t reasons);
 

@@ -129,15 +129,22 @@ static void *watch_worker(void *unused)
     return NULL;
 }
 
-void remote_watch_after_call(void)
+bool remote_worker_over_share(void)
 {
     unsigned long long held = 0;
     if (watch.on && worker.pid > 0 && watch.over == 0 && device_memory_of(worker.pid, &held) &&
-        held > allowed_now()) {
+        held > allowed_now())
         watch.over = held;
-        kill(worker.pid, SIGKILL);
-        remote_lose_worker(WAIT_GONE);
-    }
+    return watch.over != 0;
+}
+
+void remote_memory_over_words(char *out, size_t size)
+{
+    snprintf(out, size,
+             "the code held %llu MiB of device memory, more than a test may here (its share: %llu "
+             "MiB, beside the test's own buffers), so the test stopped it. Allocate only what the "
+             "exercise needs, and give it back",
+             watch.over >> 20, watch.limit >> 20);
 }
 
 /* Where make grade shares the device's memory out and NVML can say what a process holds. */
@@ -277,11 +284,7 @@ static void explain_death(int status, char *out, size_t size)
                     strstr(printed, "free(): invalid size") != NULL;
     bool double_free = strstr(printed, "double free") != NULL;
     if (watch.over != 0) {
-        snprintf(out, size,
-                 "the code held %llu MiB of device memory, more than a test may here (its "
-                 "share: %llu MiB, beside the test's own buffers), so the test stopped it. "
-                 "Allocate only what the exercise needs, and give it back",
-                 watch.over >> 20, watch.limit >> 20);
+        remote_memory_over_words(out, size);
     } else if (WIFSIGNALED(status) && (bad_free || double_free)) {
         snprintf(out, size,
                  "crashed in free(): %s. Memory from cudaMalloc is given back with cudaFree, "

@@ -48,10 +48,10 @@ typedef enum wait_result {
 wait_result remote_await(void *buffer, size_t size, double deadline_override);
 /* A worker ready for the running exercise: started if need be, its learner module loaded. */
 void remote_ready_worker(void);
-/* Once the learner's function has returned: the worker's device memory as the device reports
- * it, beside the watch's samples, which a call quicker than their interval slips between. Over
- * its share, the worker is ended and the test fails saying so. */
-void remote_watch_after_call(void);
+/* Whether the worker holds more device memory than its share, as the device reports it now
+ * or the watch saw it during the test; the words that say so to the learner. */
+bool remote_worker_over_share(void);
+void remote_memory_over_words(char *out, size_t size);
 /* The worker is lost in the middle of a test: it ends, and so does the test, saying why. */
 _Noreturn void remote_lose_worker(wait_result why);
 /* Ends the worker and everything it started; how it ended goes in *status. */
