@@ -513,11 +513,18 @@ local function exercise_blocks(name, heading_level, with_title)
   -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
   local last = #blocks
   blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
-  if rubric.hint and rubric.hint ~= "" then
-    append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>Hint (make check " ..
-                                    "shows it after a failure)</summary>")})
-    append(blocks, markdown(escape_markdown(rubric.hint)))
-    append(blocks, {pandoc.RawBlock("html", "</details>")})
+  -- The hint's levels, mild to explicit (harness/hint.sh), each folded away on its own.
+  local level = 0
+  for text in ((rubric.hint or "") .. "\n\n"):gmatch("(.-)\n\n+") do
+    if text:match("%S") then
+      level = level + 1
+      local summary = level == 1 and "Hint (make hint EX=" .. name .. ")"
+                      or "A closer hint (make hint EX=" .. name .. " LEVEL=" .. level .. ")"
+      append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>" .. summary ..
+                                      "</summary>")})
+      append(blocks, markdown(escape_markdown(text)))
+      append(blocks, {pandoc.RawBlock("html", "</details>")})
+    end
   end
   return blocks
 end

@@ -218,6 +218,14 @@ def _escaped(text):
     return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
+def first_hint(exercise):
+    """The mildest of an exercise's hints (harness/hint.sh), and how to ask for a closer one."""
+    levels = [level.strip() for level in exercise.hint.split("\n\n") if level.strip()]
+    if len(levels) < 2:
+        return exercise.hint
+    return "%s\n(a closer hint: make hint EX=%s LEVEL=2)" % (levels[0], exercise.id)
+
+
 def exercise_block(outcome):
     """The exercise's block as `make check` prints it (without colour), by the course's renderer."""
     exercise = outcome.exercise
@@ -312,7 +320,7 @@ def gradescope(record):
             elif why is not None:
                 output = why if i == 0 else "see the first test of %s" % o.exercise.id
             else:
-                output = test["message"] + ("\n\nhint: " + o.exercise.hint
+                output = test["message"] + ("\n\nhint: " + first_hint(o.exercise)
                                             if o.status == "failed" else "")
             counted = test["passed"] and test.get("counts", True)
             tests.append({"name": "%s: %s" % (o.exercise.id, test["name"]),

@@ -14,9 +14,9 @@ watch: prerequisites
 reset:
 	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/reset.sh $(EX)
 
-## make hint EX=...    an exercise's hint, which make check only points to
+## make hint EX=...    an exercise's hint, mild first (LEVEL=2 a closer one); make check only points to it
 hint:
-	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/hint.sh $(EX)
+	@MAKE="$(MAKE)" COURSE_EXERCISES="$(EXERCISES)" harness/hint.sh $(EX) $(LEVEL)
 
 ## make list           the exercises in the book's order: each one's title, and done, failing or not started
 list:

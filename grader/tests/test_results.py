@@ -151,6 +151,17 @@ class Feedback(unittest.TestCase):
         self.assertIn("hint: use bytes", doc["tests"][0]["output"])
         json.dumps(doc)
 
+    def test_gradescope_gives_the_mildest_hint_and_how_to_ask_for_more(self):
+        graded = course.Exercise("ch01-memory/roundtrip", {
+            "title": "Round trip", "hint": "think in bytes\n\ncudaMalloc(&d, n * 4)",
+            "tests": [{"name": "the floats come back", "points": 3}]})
+        doc = results.gradescope(record(results.Outcome(graded, "failed", [
+            {"name": "the floats come back", "points": 3, "passed": False, "message": "no"}])))
+        output = doc["tests"][0]["output"]
+        self.assertIn("hint: think in bytes\n(a closer hint: make hint EX=ch01-memory/roundtrip "
+                      "LEVEL=2)", output)
+        self.assertNotIn("cudaMalloc", output)
+
 
 class Summary(unittest.TestCase):
     def test_mean_spread_and_build_failures(self):

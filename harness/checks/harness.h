@@ -2,7 +2,9 @@
  *
  * A test file declares its exercise once and then its tests:
  *
- *     COURSE_EXERCISE("Allocate, copy up, copy back, free", "hint shown after a failure");
+ *     COURSE_EXERCISE("Allocate, copy up, copy back, free",
+ *                     "a mild hint: the idea.\n\n"
+ *                     "a closer one: the calls.");
  *
  *     COURSE_TEST(the_floats_come_back_unchanged, 3) { ... ck_assert_msg(...); }
  *
@@ -29,7 +31,8 @@
 typedef struct course_exercise {
     const char *id; /* "ch01-memory/roundtrip" */
     const char *title;
-    const char *hint;
+    const char *hint; /* its levels, mild to explicit, apart by a blank line: make hint shows
+                         the first, make hint LEVEL=2 the next (harness/hint.sh) */
 } course_exercise;
 
 #ifndef COURSE_EXERCISE_ID /* the Makefile defines it for each test file: "chNN-slug/name" */

@@ -182,14 +182,33 @@ else
     fail "$check (exit $status)" "$output"
 fi
 
-# Hints on request: make hint prints one, wrapped; a file that does not compile is not offered one.
+# Hints on request, mild first: make hint prints the first level, wrapped, and the command for
+# the next; LEVEL=2 the calls. Every exercise has a mild hint before its explicit one. A file
+# that does not compile is not offered one.
 hint=$($MAKE -s --no-print-directory hint EX=roundtrip 2>&1)
-if [[ $hint == *"cudaMemcpy"* ]] && ! awk 'length > 78 { exit 1 }' <<<"$hint"; then
-    fail "make hint EX=roundtrip prints the hint in lines of 78 columns at most" "$hint"
-elif [[ $hint == *"cudaMemcpy"* ]]; then
-    pass "make hint EX=roundtrip prints the hint in lines of 78 columns at most"
+closer=$($MAKE -s --no-print-directory hint EX=roundtrip LEVEL=2 2>&1)
+if [[ $hint == *"(1 of 2)"* && $hint == *"make hint EX=roundtrip LEVEL=2"* &&
+      $hint != *"cudaMalloc("* && $closer == *"cudaMalloc("* && $closer != *"LEVEL=3"* ]] &&
+   awk 'length > 78 { exit 1 }' <<<"$hint"$'\n'"$closer"; then
+    pass "make hint EX=roundtrip prints its mild hint first, then with LEVEL=2 the calls, in lines of 78 columns at most"
 else
-    fail "make hint EX=roundtrip prints the hint in lines of 78 columns at most" "$hint"
+    fail "make hint EX=roundtrip prints its mild hint first, then with LEVEL=2 the calls, in lines of 78 columns at most" \
+        "$hint"$'\n---\n'"$closer"
+fi
+if wrong=$($MAKE -s --no-print-directory hint EX=roundtrip LEVEL=two 2>&1); then
+    fail "make hint with a LEVEL that is not a number says so and exits non-zero" "$wrong"
+elif [[ $wrong == *"LEVEL=two: give a number"* ]]; then
+    pass "make hint with a LEVEL that is not a number says so and exits non-zero"
+else
+    fail "make hint with a LEVEL that is not a number says so and exits non-zero" "$wrong"
+fi
+single=$(awk -f harness/report/rubric.awk tests/*/*.c |
+         awk -F '\t' '$1 == "exercise" { n = split($4, levels, /\\n\\n/)
+                                           if (n < 2 || length(levels[1]) >= length(levels[n])) print $2 }')
+if [[ -z $single ]]; then
+    pass "every exercise's hint has a mild level before its explicit one"
+else
+    fail "every exercise's hint has a mild level before its explicit one" "$single"
 fi
 if build build/tools/report_block; then
     block=$({ awk -f harness/report/rubric.awk tests/ch01-memory/roundtrip.c

@@ -8,6 +8,10 @@
 
 COURSE_EXERCISE(
     "Measure copy bandwidth in GB/s",
+    "Three pieces: a median (the middle of the sorted times), a conversion to GB/s (a GB is "
+    "10^9 bytes; the times are in milliseconds), and the measurement, which times repeated "
+    "copies with events as time_copy does, after a warm-up copy that is not timed (section "
+    "1.9.6; the header says why the median and not the mean).\n\n"
     "median_ms: qsort the times, return the middle one (for an even n, the mean of the two in "
     "the middle). gb_per_s: bytes / 1e9 / (ms / 1e3), since a GB is 10^9 bytes and ms / 1000 "
     "is seconds. The measurement: check the arguments first; cudaMallocHost the host buffer "

@@ -9,6 +9,10 @@
 
 COURSE_EXERCISE(
     "An error check for every call: CHECK",
+    "The check is silent when the call worked. When it did not, it says where (the file and the "
+    "line), what was called, and the error's name and description, on standard error, and hands "
+    "the error back: section 1.4.2 shows the line it prints. Think about who should decide "
+    "whether the program stops.\n\n"
     "If err is cudaSuccess, return it and print nothing. Otherwise fprintf(stderr, "
     "\"%s:%d: %s failed: %s (%s)\\n\", file, line, expr, cudaGetErrorName(err), "
     "cudaGetErrorString(err)) and return err. Do not call exit(): the caller may have buffers "

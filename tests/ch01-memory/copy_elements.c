@@ -8,6 +8,10 @@
 
 COURSE_EXERCISE(
     "Copy elements: the byte count, computed safely",
+    "The work is one cudaMemcpy; the exercise is its byte count. Before you multiply count by "
+    "element_size, think about what each argument may be: zero, NULL, or so large that the "
+    "product does not fit in a size_t (section 1.4). How can you tell that the product would "
+    "wrap around without computing it?\n\n"
     "In this order: if count or element_size is 0, return cudaSuccess; if dst or src is NULL, "
     "return cudaErrorInvalidValue; if count > SIZE_MAX / element_size, the product would wrap "
     "around, so return cudaErrorInvalidValue; otherwise return cudaMemcpy(dst, src, count * "

@@ -6,6 +6,9 @@
 
 COURSE_EXERCISE(
     "Host to device, device to device, device to host, host to host",
+    "Four copies in a chain, one per direction, each naming where its destination and its "
+    "source live (the kind). Section 1.3 shows why the kind must be right even where the "
+    "runtime would let a wrong one pass. Stop at the first copy that fails.\n\n"
     "One cudaMemcpy per direction, destination first: cudaMemcpy(d_a, h_src, bytes, "
     "cudaMemcpyHostToDevice); cudaMemcpy(d_b, d_a, bytes, cudaMemcpyDeviceToDevice); "
     "cudaMemcpy(h_mid, d_b, bytes, cudaMemcpyDeviceToHost); cudaMemcpy(h_dst, h_mid, bytes, "

@@ -6,6 +6,10 @@
 
 COURSE_EXERCISE(
     "Allocate, copy up, copy back, free",
+    "Four steps, each a runtime call that returns a cudaError_t: make a device buffer, copy the "
+    "floats up, copy them back, give the buffer back. Sizes are in bytes, not floats (section "
+    "1.3). Decide what happens when a step fails: which steps still run, and which error the "
+    "function returns.\n\n"
     "Four calls: cudaMalloc(&d_buffer, bytes); cudaMemcpy(d_buffer, h_in, bytes, "
     "cudaMemcpyHostToDevice); cudaMemcpy(h_out, d_buffer, bytes, cudaMemcpyDeviceToHost); "
     "cudaFree(d_buffer). bytes is n * sizeof(float): the runtime counts bytes. Each call "

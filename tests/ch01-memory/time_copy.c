@@ -10,6 +10,9 @@
 
 COURSE_EXERCISE(
     "Time a copy with CUDA events",
+    "Two CUDA events around the copy, on the stream the copy goes to (section 1.5). Recording "
+    "an event only queues it: what must happen before the time between the two can be read? And "
+    "when a step fails, which events must still be destroyed?\n\n"
     "cudaEvent_t start, stop; cudaEventCreate(&start); cudaEventCreate(&stop); "
     "cudaEventRecord(start, 0); cudaMemcpy(dst, src, bytes, kind); cudaEventRecord(stop, 0); "
     "cudaEventSynchronize(stop); cudaEventElapsedTime(elapsed_ms, start, stop); then "

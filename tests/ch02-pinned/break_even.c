@@ -11,6 +11,10 @@
 
 COURSE_EXERCISE(
     "Break-even: after how many copies pinning pays for itself",
+    "Write down the time of n copies each way: pinned, the cost of pinning once plus n pinned "
+    "copies; pageable, n pageable copies. Then find the smallest whole n for which pinning is "
+    "cheaper (section 2.3). Last, the inputs that make an answer meaningless: not finite, not "
+    "positive, pinned copies no faster, an n too large for the return type.\n\n"
     "Times in ms: pin = ms_per_gib * bytes / 2^30; one copy = bytes / (gb_per_s * 1e6), since "
     "10^9 bytes a second is 10^6 a millisecond. Pinning has won after n copies when pin + n * "
     "pinned < n * pageable, that is when n > x = pin / (pageable - pinned): the first whole "

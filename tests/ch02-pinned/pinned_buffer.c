@@ -6,6 +6,9 @@
 
 COURSE_EXERCISE(
     "A pinned buffer: allocate, copy down, work, copy up, cudaFreeHost",
+    "The host buffer is pinned memory (section 2.2): copy from the device into it, change each "
+    "byte, copy it back, and release it with the call that matches the one that allocated it. "
+    "What must still happen if a copy fails?\n\n"
     "unsigned char *h_buffer; cudaMallocHost((void **)&h_buffer, bytes); cudaMemcpy(h_buffer, "
     "d_src, bytes, cudaMemcpyDeviceToHost); add 1 to each h_buffer[i]; cudaMemcpy(d_dst, "
     "h_buffer, bytes, cudaMemcpyHostToDevice); cudaFreeHost(h_buffer). Pinned memory has its "

@@ -8,6 +8,10 @@
 
 COURSE_EXERCISE(
     "Register what you have: cudaHostRegister, copy both ways, cudaHostUnregister",
+    "The memory is there already: the exercise pins it in place for the copies and unpins it "
+    "afterwards (section 2.2). Check the arguments before any call. Count how many "
+    "registrations the two copies need, and make every way out of the function undo the one you "
+    "made.\n\n"
     "First the arguments: a NULL pointer or a size of 0 returns cudaErrorInvalidValue before any "
     "call. Then cudaHostRegister(h_data, bytes, cudaHostRegisterDefault); cudaMemcpy(d_out, "
     "h_data, bytes, cudaMemcpyHostToDevice); cudaMemcpy(h_data, d_in, bytes, "

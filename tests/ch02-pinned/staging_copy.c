@@ -14,6 +14,10 @@
 
 COURSE_EXERCISE(
     "A staging copy of your own: pageable to device through one pinned buffer",
+    "A loop over the data, a chunk at a time: the chunk into the staging buffer on the host, "
+    "then from the staging buffer to the device, as section 2.1 shows the driver doing for "
+    "every pageable copy. Which pointers move on with each chunk, and which stays where it is? "
+    "How big is the last chunk?\n\n"
     "for (size_t offset = 0; offset < bytes; offset += chunk_bytes) { size_t n = the smaller of "
     "chunk_bytes and bytes - offset; memcpy(h_staging, (const char *)h_src + offset, n); err = "
     "cudaMemcpy((char *)d_dst + offset, h_staging, n, cudaMemcpyHostToDevice); stop at the "

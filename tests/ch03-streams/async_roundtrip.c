@@ -14,6 +14,9 @@
 
 COURSE_EXERCISE(
     "Async round trip on a stream of one's own",
+    "The round trip of chapter 1 again, with asynchronous copies on a stream of your own "
+    "(section 3.1). The calls return before the copies are done: when may the host read h_out? "
+    "And what becomes of the stream at the end, on every path?\n\n"
     "cudaStream_t stream; cudaStreamCreate(&stream); then cudaMemcpyAsync(d_buffer, h_in, bytes, "
     "cudaMemcpyHostToDevice, stream) and cudaMemcpyAsync(h_out, d_buffer, bytes, "
     "cudaMemcpyDeviceToHost, stream): both only queue the copy and return. "

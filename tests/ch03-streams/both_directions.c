@@ -18,6 +18,9 @@
 
 COURSE_EXERCISE(
     "Copy both directions at once",
+    "Two copies at once need two streams that do not wait for each other, and host memory from "
+    "which a copy really is asynchronous (section 3.3). Which stream must you avoid, and why? "
+    "Before the function returns, what must the host wait for, and what must it give back?\n\n"
     "Allocate the host memory with cudaMallocHost (free it with cudaFreeHost): a copy from "
     "pageable memory is not asynchronous. In copy_both_directions: cudaStreamCreate two "
     "streams, cudaMemcpyAsync the copy up on one and the copy down on the other, then "

@@ -19,6 +19,10 @@
 
 COURSE_EXERCISE(
     "A pageable copy faster than cudaMemcpy",
+    "Start from staging_copy and make its two halves overlap: while the GPU copies from one "
+    "pinned buffer, the host fills another, several threads sharing each memcpy (section 3.6). "
+    "The copier keeps its buffers, events and threads from create to destroy. For each buffer, "
+    "ask: when may it be filled again?\n\n"
     "In staged_copier_create: cudaStreamCreate a stream; cudaMallocHost 2 to 4 buffers of 16 to "
     "64 MiB, each with an event; start 8 or more threads that wait (pthread_cond_wait) for a "
     "part of a memcpy to do. In staged_copy_to_device, for each chunk: if its buffer's last "

@@ -19,6 +19,10 @@
 
 COURSE_EXERCISE(
     "Overlap pipeline",
+    "Each chunk goes up, through gpu_work_scale_add and back on one stream; the chunks take "
+    "turns across the streams, each stream with a device buffer of its own (section 3.4). The "
+    "point is that the host queues everything before it waits for anything: what in your loop "
+    "makes it wait?\n\n"
     "Create the streams first (cudaStreamCreate, `streams` of them). Then, for chunk c, on "
     "stream c % streams with d_buffers[c % streams]: cudaMemcpyAsync the chunk up, "
     "gpu_work_scale_add(stream, d, d, count, a, b), cudaMemcpyAsync it back into h_out + c * "

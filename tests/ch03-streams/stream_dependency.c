@@ -14,6 +14,9 @@
 
 COURSE_EXERCISE(
     "A dependency without the host",
+    "The consumer's copy must not start before the producer's is done, and the host must wait "
+    "for neither (section 3.5). An event recorded on one stream can be waited for by another "
+    "stream, on the GPU.\n\n"
     "cudaEvent_t copied; cudaEventCreate(&copied); cudaMemcpyAsync(d_buffer, h_in, bytes, "
     "cudaMemcpyHostToDevice, producer); cudaEventRecord(copied, producer) marks the point after "
     "the copy; cudaStreamWaitEvent(consumer, copied, 0) holds the consumer there, on the GPU; "
