@@ -27,10 +27,12 @@
 --                                             every table with a caption is numbered
 -- and stops the build, naming what is wrong, on a missing file, region, exercise, figure,
 -- measured value or internal link target. Written for pandoc 2.17 (Debian 12) and later.
+-- This file holds the passes over the document; book/filter/ the parts they call on: the
+-- measured values (measured.lua), the exercises' blocks (exercises.lua), and files and
+-- messages (common.lua).
 
 local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
 local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
-local summary = nil      -- key -> value, read from DIR/summary.csv on first use
 local figures = {}       -- figure id -> its number
 local sections = {}      -- heading id -> its section number, "1.4.2"
 local section_counts = {}
@@ -38,502 +40,23 @@ local figure_count = 0
 local anchors = {}       -- every id in the document
 local exercises_named = {} -- "chNN-slug/NAME" -> true, for the exercises that have prose
 
--- Stops the build: pandoc exits non-zero and prints this message.
-local function die(message)
-  io.stderr:write("book: " .. message .. "\n")
-  error("book: " .. message, 0)
-end
-
-local function read_file(path)
-  local file, why = io.open(path, "r")
-  if not file then
-    die("cannot include " .. path .. ": " .. (why or "cannot open it"))
-  end
-  local text = file:read("a")
-  file:close()
-  return text
-end
-
-local function file_exists(path)
-  local file = io.open(path, "r")
-  if file then
-    file:close()
-    return true
-  end
-  return false
-end
-
-local function lines_of(text)
-  local lines = {}
-  for line in (text .. (text:sub(-1) == "\n" and "" or "\n")):gmatch("(.-)\n") do
-    lines[#lines + 1] = line
-  end
-  return lines
-end
-
--- The name in a marker line "/* listing: NAME */" or "/* end listing: NAME */", or nil.
-local function marker(line)
-  local name = line:match("^%s*/%*%s*listing:%s*([%w_%-]+)%s*%*/%s*$")
-  if name then return "begin", name end
-  name = line:match("^%s*/%*%s*end listing:%s*([%w_%-]+)%s*%*/%s*$")
-  if name then return "end", name end
-  return nil
-end
-
--- Removes the indentation the lines share, so a region cut from a function reads flush left.
-local function dedent(lines)
-  local common = nil
-  for _, line in ipairs(lines) do
-    if line:match("%S") then
-      local indent = #line:match("^ *")
-      if common == nil or indent < common then common = indent end
-    end
-  end
-  local out = {}
-  for i, line in ipairs(lines) do
-    out[i] = line:sub((common or 0) + 1)
-  end
-  return out
-end
-
--- The text of FILE, or of its region NAME, without marker lines; and the first and last line.
-local function extract(path, region)
-  local lines = lines_of(read_file(path))
-  local kept, first, last, inside, seen = {}, nil, nil, region == nil, false
-  for number, line in ipairs(lines) do
-    local kind, name = marker(line)
-    if kind == "begin" and name == region then
-      if seen then die(path .. " has two regions named '" .. region .. "'") end
-      inside, seen = true, true
-    elseif kind == "end" and name == region then
-      if not inside then die(path .. ": '/* end listing: " .. region .. " */' before its start") end
-      inside = false
-    elseif inside and kind == nil then
-      kept[#kept + 1] = line
-      first = first or number
-      last = number
-    end
-  end
-  if region and not seen then
-    die(path .. " has no region '" .. region .. "' (a line '/* listing: " .. region .. " */')")
-  end
-  if region and inside then
-    die(path .. ": region '" .. region .. "' has no line '/* end listing: " .. region .. " */'")
-  end
-  while #kept > 0 and not kept[#kept]:match("%S") do kept[#kept] = nil end
-  if #kept == 0 then die(path .. (region and (" region '" .. region .. "'") or "") .. " is empty") end
-  return table.concat(dedent(kept), "\n"), first, last
-end
-
--- --- Measured values ----------------------------------------------------------------------
-
-local function load_summary()
-  if summary then return summary end
-  if not measurements or measurements == "" then
-    die("no measured data: run pandoc with -M measurements=DIR (make book picks DIR)")
-  end
-  local path = measurements .. "/summary.csv"
-  if not file_exists(path) then
-    die(path .. " is missing: run `make measure` on a machine with the GPU")
-  end
-  summary = {}
-  for _, line in ipairs(lines_of(read_file(path))) do
-    local key, value = line:match("^([%w_]+),(.*)$")
-    if key and key ~= "key" then summary[key] = value end
-  end
-  return summary
-end
-
-local function format_number(value, digits)
-  local text = string.format("%." .. digits .. "f", value)
-  -- Thousands of five digits or more separated by a thin space, as in 30 073 us (four digits
-  -- stay whole: 4200). The whole part only, after any sign; each pass splits off the last
-  -- three digits before the first separator, so the digits never change places and the
-  -- separator's three bytes are never taken apart.
-  local sign, int, rest = text:match("^(%-?)(%d+)(.*)$")
-  if int and #int > 4 then
-    local count
-    repeat
-      int, count = int:gsub("^(%d+)(%d%d%d)", "%1\u{2009}%2")
-    until count == 0
-    text = sign .. int .. rest
-  end
-  return text
-end
-
-local function format_bytes(bytes)
-  local units = {"B", "KiB", "MiB", "GiB", "TiB"}
-  local u = 1
-  while bytes >= 1024 and u < #units do
-    bytes, u = bytes / 1024, u + 1
-  end
-  local text = bytes == math.floor(bytes) and string.format("%d", bytes) or string.format("%.1f", bytes)
-  return text .. "\u{00a0}" .. units[u]
-end
-
--- A measured table, DIR/NAME.csv, whose first column is the size in bytes: NAME.COLUMN is one
--- of its columns, with
---   .max  .max_bytes    its largest value, and the size of the row where it is largest
---   .largest            its value at the largest size (.largest_bytes: that size)
---   .half_bytes         the smallest size where it reaches half of its value at the largest size
---   [BYTES]             its value in the row of BYTES bytes
---   .NAME or ["NAME"]   its value in the row whose first column is NAME, for a table whose first
---                       column names its rows (pinning_cost.get_ms.cudaMallocHost)
--- An empty cell is nil: a row lookup gives nil (`== nil` tests for it), and .max and
--- .half_bytes pass over it.
-local tables = {} -- NAME -> its columns, read on first use
-
-local function column_fact(column, fact)
-  local rows, path = column.rows, column.path
-  if type(fact) == "number" then
-    for _, row in ipairs(rows) do
-      if row.bytes == fact then return row.value end
-    end
-    die(path .. " has no row for " .. fact .. " bytes")
-  end
-  local last = rows[#rows]
-  if fact == "max" or fact == "max_bytes" then
-    local best = nil
-    for _, row in ipairs(rows) do
-      if row.value and (best == nil or row.value > best.value) then best = row end
-    end
-    if best == nil then die(path .. ": a column has no number in any row") end
-    return fact == "max" and best.value or best.bytes
-  elseif fact == "largest" then
-    return last.value -- nil for an empty cell
-  elseif fact == "largest_bytes" then
-    return last.bytes
-  elseif fact == "half_bytes" then
-    for _, row in ipairs(rows) do
-      if row.value and last.value and row.value >= last.value / 2 then return row.bytes end
-    end
-  elseif type(fact) == "string" then
-    for _, row in ipairs(rows) do
-      if row.name == fact then return row.value end
-    end
-    die(path .. " has no row named '" .. fact .. "' (nor is it max, max_bytes, largest, " ..
-        "largest_bytes or half_bytes)")
-  end
-  die(path .. ": a column has no '" .. tostring(fact) .. "' (max, max_bytes, largest, " ..
-      "largest_bytes, half_bytes or [BYTES])")
-end
-
-local function measured_table(name)
-  if tables[name] then return tables[name] end
-  local path = measurements .. "/" .. name .. ".csv"
-  if not file_exists(path) then die(path .. " is missing: run `make measure` on a machine with the GPU") end
-  local header, columns = nil, {}
-  for _, line in ipairs(lines_of(read_file(path))) do
-    if not line:match("^#") and line:match("%S") then
-      local cells = {}
-      for cell in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = cell end
-      if header == nil then
-        header = cells
-        for _, title in ipairs(header) do
-          columns[title] = setmetatable({rows = {}, path = path}, {__index = column_fact})
-        end
-      else
-        for i, title in ipairs(header) do
-          local rows = columns[title].rows
-          rows[#rows + 1] = {bytes = tonumber(cells[1]), name = cells[1], value = tonumber(cells[i])}
-        end
-      end
-    end
-  end
-  if header == nil or #columns[header[1]].rows == 0 then die(path .. " has no rows") end
-  tables[name] = setmetatable({}, {__index = function(_, title)
-    return columns[title] or die(path .. " has no column '" .. tostring(title) .. "'")
-  end})
-  return tables[name]
-end
-
--- Evaluates a Lua expression over the measured values, for the sentences whose numbers or
--- wording follow the data: summary.csv's keys by name (h2d_pinned_gb_per_s), the measured
--- tables' columns as above (bandwidth.h2d_pageable.max), and Lua's math functions (max, min,
--- abs). "h2d_pageable_gb_per_s < 0.95 * bandwidth.h2d_pageable.max" is true or false,
--- "d2d_gb_per_s / 2 / h2d_pinned_gb_per_s" a number.
-local function evaluate(expression)
-  local values = load_summary()
-  local scope = setmetatable({}, {__index = function(_, name)
-    if values[name] ~= nil then return tonumber(values[name]) or values[name] end
-    if file_exists(measurements .. "/" .. name .. ".csv") then return measured_table(name) end
-    if math[name] ~= nil then return math[name] end
-    die("book.md uses '" .. name .. "', which neither " .. measurements .. "/summary.csv nor a " ..
-        "measured table has (in `" .. expression .. "`)")
-  end})
-  local chunk, why = load("return " .. expression, "=expression", "t", scope)
-  if not chunk then die("book.md: `" .. expression .. "` is not an expression: " .. why) end
-  local ok, value = pcall(chunk)
-  if not ok and tostring(value):match("^book: ") then error(value, 0) end -- said already
-  if not ok then die("book.md: `" .. expression .. "` failed: " .. tostring(value)) end
-  return value
-end
-
--- [text]{.measured key="h2d_pinned_gb_per_s" digits="1" scale="0.001" unit="TB/s"}
--- [text]{.measured key="h2d_pinned_gb_per_s" percent-of="63.0"}   -> "87.6%" (of a number,
---                                                                    or of another key's value)
--- [text]{.measured key="largest_bytes" as="size"}                   -> "1 GiB"
--- [text]{.measured key="date" as="date"}                            -> "2026-11-29"
--- [text]{.measured key="pcie_lanes"}                                -> "16", as written
--- [text]{.measured key="d2d_gb_per_s" per="h2d_pinned_gb_per_s" digits="0"} -> "76"
--- [text]{.measured csv="bandwidth" column="h2d_pinned" pick="max"}  from a table (from_table)
--- [text]{.measured csv="break_even" column="register_copies" row="4096" none="never"}
---                                                                   "never" for an empty cell
--- [text]{.measured expr="d2d_gb_per_s / 2" digits="0"}              an expression (evaluate)
--- The text between the brackets is ignored: write there what the value is, for the reader of
--- book.md.
--- A value read from a measured table, DIR/NAME.csv (see measured_table):
---   csv="bandwidth" column="h2d_pinned" row="1024"    that column in the row of 1024 bytes
---   csv="pinning_cost" column="get_ms" row="cudaMallocHost"  ... in the row named so
---   csv="bandwidth" column="h2d_pageable" pick="max"  its largest value
---   pick="max-bytes"                                  the size of the row where it is largest
---   pick="half-bytes"    the smallest size where it reaches half of its value at the largest size
---   pick="largest"       its value in the last row
-local function from_table(attrs)
-  local name, pick = attrs["csv"], attrs["pick"]
-  if not attrs["column"] then die("a .measured span with csv=\"" .. name .. "\" has no column attribute") end
-  local column = measured_table(name)[attrs["column"]]
-  if attrs["row"] then
-    local value = column[tonumber(attrs["row"]) or attrs["row"]]
-    return value and tostring(value) -- nil for an empty cell: see none= in measured()
-  end
-  if pick == "max" or pick == "max-bytes" or pick == "half-bytes" or pick == "largest" then
-    local value = column[(pick:gsub("-", "_"))]
-    return value and tostring(value)
-  end
-  die("a .measured span with csv=\"" .. name .. "\" needs row=\"BYTES\" or pick=\"max\", " ..
-      "\"max-bytes\", \"half-bytes\" or \"largest\"")
-end
-
-local function measured(span)
-  local key = span.attributes["key"]
-  local values = load_summary()
-  if span.attributes["csv"] then
-    key = span.attributes["csv"] .. ".csv:" .. (span.attributes["column"] or "")
-    values = setmetatable({[key] = from_table(span.attributes)}, {__index = values})
-  elseif span.attributes["expr"] then
-    key = span.attributes["expr"]
-    local value = evaluate(key)
-    if type(value) ~= "number" then die("book.md: `" .. key .. "` is not a number") end
-    values = setmetatable({[key] = tostring(value)}, {__index = values})
-  end
-  if not key then die("a .measured span has no key attribute (nor csv and column)") end
-  local value = values[key]
-  -- none="never": the words for an empty cell of a measured table (a break-even never reached).
-  if value == nil and span.attributes["csv"] and span.attributes["none"] then
-    return pandoc.Span({pandoc.Str(span.attributes["none"])},
-                       pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key .. " (none)"}}))
-  end
-  if value == nil then
-    die(measurements .. "/summary.csv has no value '" .. key .. "' (run `make measure` again?" ..
-        (key:match("^pcie_") and " The PCIe link is read through NVML, libnvidia-ml.so.1, which " ..
-         "the measuring machine must have)" or ")"))
-  end
-  local number = tonumber(value)
-  local attrs = span.attributes
-  local text
-  local formatted = false
-  for _, attr in ipairs({"digits", "scale", "unit", "percent-of", "per", "times", "as", "expr"}) do
-    formatted = formatted or attrs[attr] ~= nil
-  end
-  if attrs["as"] == "date" then
-    text = value:match("^%d%d%d%d%-%d%d%-%d%d") or value
-  elseif number == nil or not formatted then
-    text = value -- as the CSV has it: "NVIDIA H200", "13.0", "16"
-  elseif attrs["as"] == "size" then
-    text = format_bytes(number)
-  elseif attrs["percent-of"] then
-    local whole = tonumber(attrs["percent-of"]) or tonumber(values[attrs["percent-of"]])
-    if whole == nil then die(measurements .. "/summary.csv has no number '" .. attrs["percent-of"] .. "'") end
-    text = format_number(100 * number / whole, tonumber(attrs["digits"] or "1")) .. "%"
-  else
-    -- per="KEY" divides by another value, times="KEY" multiplies by one: ratios and products
-    -- of measured figures, such as GB/s x microseconds = kilobytes.
-    for attr, combine in pairs({per = function(a, b) return a / b end,
-                                times = function(a, b) return a * b end}) do
-      if attrs[attr] then
-        local other = tonumber(values[attrs[attr]])
-        if other == nil then die(measurements .. "/summary.csv has no number '" .. attrs[attr] .. "'") end
-        number = combine(number, other)
-      end
-    end
-    number = number * tonumber(attrs["scale"] or "1")
-    text = format_number(number, tonumber(attrs["digits"] or "1"))
-    if attrs["unit"] == "%" then text = text .. "%"
-    elseif attrs["unit"] then text = text .. "\u{00a0}" .. attrs["unit"] end
-  end
-  return pandoc.Span({pandoc.Str(text)}, pandoc.Attr("", {"measured"}, {{"title", "measured: " .. key}}))
-end
-
--- Wording that follows the data. book.md states a comparison only where the data bears it out:
---   [less|more]{.choose if="smallest_h2d_pageable_us < smallest_h2d_pinned_us"}
---       the words before the bar when the expression is true, those after it when false;
---   ::: {.when if="EXPR"}         its blocks when EXPR is true; when false, those of an
---   :::: else                     "else" div at its end, if it has one, else nothing
---   ::::
---   :::
-local function condition(element)
-  local expression = element.attributes["if"]
-  if not expression then die("a ." .. element.classes[1] .. " has no if=\"EXPR\" attribute") end
-  local value = evaluate(expression)
-  if type(value) ~= "boolean" then die("book.md: `" .. expression .. "` is not true or false") end
-  return value
-end
-
-local function choose(span)
-  local branches, current = {{}, {}}, 1
-  for _, inline in ipairs(span.content) do
-    local before, after = nil, nil
-    if inline.t == "Str" then before, after = inline.text:match("^(.-)|(.*)$") end
-    if before and current == 1 then
-      if before ~= "" then table.insert(branches[1], pandoc.Str(before)) end
-      current = 2
-      if after ~= "" then table.insert(branches[2], pandoc.Str(after)) end
-    else
-      table.insert(branches[current], inline)
-    end
-  end
-  if current == 1 then die("a .choose span has no '|' between its two wordings: " .. pandoc.utils.stringify(span)) end
-  local chosen = branches[condition(span) and 1 or 2]
-  while chosen[1] and chosen[1].t == "Space" do table.remove(chosen, 1) end
-  while chosen[#chosen] and chosen[#chosen].t == "Space" do table.remove(chosen) end
-  return chosen
-end
-
-local function when(div)
-  local blocks, otherwise = {}, {}
-  for i, block in ipairs(div.content) do
-    if i == #div.content and block.t == "Div" and block.classes:includes("else") then
-      otherwise = block.content
-    else
-      blocks[#blocks + 1] = block
-    end
-  end
-  return condition(div) and blocks or otherwise
-end
-
--- --- Exercises and their rubric ------------------------------------------------------------
-
--- Text as harness/report/rubric.awk escapes it: \\, \t and \n.
-local function unescape(text)
-  return (text:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n"}))
-end
-
--- The exercise's title, hint and tests, from the one reader of the rubric (harness/report/rubric.awk),
--- which make check and the grader use too: {title, hint, tests = {{sentence, points}...}}.
-local function read_rubric(test_path)
-  local ok, output = pcall(pandoc.pipe, "awk", {"-f", "harness/report/rubric.awk", test_path}, "")
-  if not ok then die("harness/report/rubric.awk could not read " .. test_path .. ": " .. tostring(output)) end
-  local exercise = {tests = {}}
-  for line in output:gmatch("[^\n]+") do
-    local fields = {}
-    for field in (line .. "\t"):gmatch("(.-)\t") do fields[#fields + 1] = field end
-    if fields[1] == "exercise" then
-      exercise.title, exercise.hint = unescape(fields[3]), unescape(fields[4] or "")
-    elseif fields[1] == "test" then
-      exercise.tests[#exercise.tests + 1] = {sentence = fields[4], points = tonumber(fields[3])}
-    end
-  end
-  return exercise
-end
-
-local function markdown(text)
-  return pandoc.read(text, "markdown").blocks
-end
-
-local function escape_markdown(text)
-  return (text:gsub("([\\`*_{}%[%]<>#|])", "\\%1"))
-end
-
-local function append(list, blocks)
-  for _, block in ipairs(blocks) do list[#list + 1] = block end
-  return list
-end
-
--- The exercises of a chapter, "chNN-slug/NAME", in the book's order: exercises/ORDER, the list
--- make check and the grader follow too.
-local function chapter_exercises(chapter)
-  local names = {}
-  for line in (read_file("exercises/ORDER") .. "\n"):gmatch("(.-)\n") do
-    local name = line:gsub("#.*", ""):match("^%s*(%S+)")
-    if name and name:sub(1, #chapter + 1) == chapter .. "/" then names[#names + 1] = name end
-  end
-  if #names == 0 then die("chapter " .. chapter .. " has no exercises in exercises/ORDER") end
-  return names
-end
-
-local function exercise_anchor(name)
-  return "exercise-" .. (name:gsub("[^%w]+", "-"))
-end
-
--- What follows an exercise's prose: the command, the API, the rubric and the hint.
--- A listing: its code, then where it comes from. Kept on one page in print (book.css), unless
--- it is longer than about half a page, which moved on whole would leave half a page blank: a
--- line of code is about 4.8 mm there (13.5 pt), and half of the page inside its margins 123 mm
--- on Letter paper (133 on A4), less the listing's padding and its source line.
-local LONG_LISTING_LINES = 22
-
-local function listing_div(text, attr, source)
-  local classes = {"listing"}
-  if select(2, text:gsub("\n", "")) + 1 > LONG_LISTING_LINES then classes[2] = "long" end
-  return pandoc.Div({pandoc.CodeBlock(text, attr), pandoc.Para({pandoc.Code(source)})},
-                    pandoc.Attr("", classes))
-end
-
-local function exercise_blocks(name, heading_level, with_title)
-  local test_path = "tests/" .. name .. ".c"
-  local header_path = "exercises/" .. name .. ".h"
-  if not file_exists(test_path) then
-    die("the book names exercise " .. name .. ", but " .. test_path .. " does not exist")
-  end
-  local rubric = read_rubric(test_path)
-  local tests = rubric.tests
-  if #tests == 0 then die(test_path .. " has no COURSE_TEST(name, points) line") end
-
-  local blocks = {}
-  if with_title then
-    local id = exercise_anchor(name)
-    append(blocks, {pandoc.Header(heading_level, {pandoc.Str(rubric.title)}, pandoc.Attr(id))})
-    anchors[id] = true
-  end
-  append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
-                          "`, is the contract:"))
-  local text = extract(header_path)
-  append(blocks, {listing_div(text, pandoc.Attr("", {"c"}), header_path)})
-  local total, rows = 0, {}
-  for _, test in ipairs(tests) do
-    rows[#rows + 1] = "| " .. escape_markdown(test.sentence) .. " | " .. test.points .. " |"
-    total = total + test.points
-  end
-  append(blocks, markdown(
-    "Check it with `make check EX=" .. name .. "`. Its tests, and what each is worth:\n\n" ..
-    "| test | points |\n|:--------------------------------|-----:|\n" .. table.concat(rows, "\n") ..
-    "\n| **total** | **" .. total .. "** |\n\n" ..
-    ": Rubric of " .. name .. ", read from `" .. test_path .. "`\n"))
-  -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
-  local last = #blocks
-  blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
-  -- The hint's levels, mild to explicit (harness/hint.sh), each folded away on its own.
-  local level = 0
-  for text in ((rubric.hint or "") .. "\n\n"):gmatch("(.-)\n\n+") do
-    if text:match("%S") then
-      level = level + 1
-      local summary = level == 1 and "Hint (make hint EX=" .. name .. ")"
-                      or "A closer hint (make hint EX=" .. name .. " LEVEL=" .. level .. ")"
-      append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>" .. summary ..
-                                      "</summary>")})
-      append(blocks, markdown(escape_markdown(text)))
-      append(blocks, {pandoc.RawBlock("html", "</details>")})
-    end
-  end
-  return blocks
-end
+-- The filter's modules, beside it in book/filter/.
+package.path = (PANDOC_SCRIPT_FILE:match("^(.*)/") or ".") .. "/filter/?.lua;" .. package.path
+local common = require("common")
+local measured = require("measured")
+local exercises = require("exercises")
+local die, read_file, file_exists, extract = common.die, common.read_file, common.file_exists,
+  common.extract
+local markdown, append = common.markdown, common.append
+local chapter_exercises, exercise_anchor = exercises.chapter_exercises, exercises.exercise_anchor
+local listing_div, exercise_blocks = exercises.listing_div, exercises.exercise_blocks
 
 -- --- Before everything: the parts whose measurements are not there yet ---------------------
 
 local read_meta = {
   Meta = function(meta)
     if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
+    measured.set_folder(measurements)
     if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
   end,
 }
@@ -679,8 +202,8 @@ local replace = {
   end,
 
   Span = function(span)
-    if span.classes:includes("measured") then return measured(span) end
-    if span.classes:includes("choose") then return choose(span) end
+    if span.classes:includes("measured") then return measured.measured(span) end
+    if span.classes:includes("choose") then return measured.choose(span) end
   end,
 
   -- Comments in book.md are for its editors, not its readers.
@@ -689,7 +212,7 @@ local replace = {
   end,
 
   Div = function(div)
-    if div.classes:includes("when") then return when(div) end
+    if div.classes:includes("when") then return measured.when(div) end
     if div.classes:includes("exercise") then
       local name = div.attributes["name"]
       div.attributes["name"] = nil
@@ -792,6 +315,7 @@ local resolve_links = {
 
 -- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
 local function warn_placeholder(doc)
+  local summary = measured.summary_if_read()
   if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
     table.insert(doc.blocks, 1, pandoc.Div(markdown(
       "**Placeholder data.** The figures and numbers in this build come from made-up values " ..

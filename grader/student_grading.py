@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import course as course_module  # noqa: E402
+import gpu_locks  # noqa: E402
 import results  # noqa: E402
 import sandbox  # noqa: E402
 import scratch as scratch_module  # noqa: E402
@@ -235,48 +236,6 @@ class Grader:
         self._own(run_dir, self._worker_uid(slot, lane))
         return run_dir
 
-    def _locks_folder(self):
-        """Where the GPUs' lock files are: COURSE_LOCK_DIR when the caller shares its own with
-        other runs on this machine (make test does: harness/gpu_locks.sh names them alike),
-        else the scratch folder's."""
-        shared = os.environ.get("COURSE_LOCK_DIR", "")
-        return shared if os.path.isdir(shared) else os.path.join(self.scratch, "locks")
-
-    def _gpu_locks(self, gpu):
-        """The lock files through which test programs on one GPU share it (harness/host/runner.c):
-        a test that times the GPU runs alone on it, and contexts are made three at a time at most. Each
-        test host gets them as open descriptors (_open_locks), never in its view: the learner's
-        code, beside it, could otherwise hold them."""
-        folder = self._locks_folder()
-        if not os.path.isdir(folder):
-            os.makedirs(folder, exist_ok=True)
-            os.chmod(folder, 0o755)
-        name = "".join(c if c.isalnum() else "-" for c in str(gpu))
-        paths = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
-                 "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
-                 "COURSE_CONTEXT_LOCK": "contexts.lock",
-                 "COURSE_CONTEXT_LOCK_1": "contexts-1.lock",  # CONTEXT_TURNS in gpu_share.h
-                 "COURSE_CONTEXT_LOCK_2": "contexts-2.lock"}
-        for variable, file_name in paths.items():
-            paths[variable] = os.path.join(folder, file_name)
-            with open(paths[variable], "a"):
-                pass
-            try:
-                os.chmod(paths[variable], 0o644)
-            except OSError:  # another user's, in a shared folder: they made it readable
-                pass
-        return paths
-
-    def _open_locks(self, gpu):
-        """({VARIABLE_FD: descriptor}, [descriptors]): the GPU's lock files, opened for one test
-        host, each an open file of its own (flock locks an open file, not a path)."""
-        variables, fds = {}, []
-        for variable, path in self._gpu_locks(gpu).items():
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            fds.append(fd)
-            variables[variable + "_FD"] = str(fd)
-        return variables, fds
-
     def _run_env(self, run_dir, gpu, lock_variables=None):
         home = self.confinement.home(run_dir)  # the view's private /tmp, where there is one
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
@@ -329,7 +288,7 @@ class Grader:
                         "--source", build.source]
             if self.args.skip_timed:
                 command.append("--skip-timed")
-        lock_variables, lock_fds = self._open_locks(gpu)
+        lock_variables, lock_fds = gpu_locks.open_for_host(self.scratch, gpu)
         started = time.monotonic()
         try:
             run = self.confinement.run(command, run_dir,

@@ -42,7 +42,7 @@ BOOK_FIGURES := $(patsubst book/figures/%.dot,$(BOOK_DIR)/figures/%.svg,$(wildca
                 $(patsubst book/plots/%.gp,$(BOOK_DIR)/figures/%.svg,\
                   $(filter-out $(MEASURED_MISSING:%.csv=book/plots/%.gp),$(BOOK_PLOTS)))
 # What the filter reads: a change to any of these re-renders the book.
-BOOK_INPUTS := book.md book/filter.lua book/book.css mk/book.mk \
+BOOK_INPUTS := book.md book/filter.lua $(wildcard book/filter/*.lua) book/book.css mk/book.mk \
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
                $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from \
                $(wildcard $(addprefix $(MEASURED)/,$(MEASURED_LATER_FILES)))

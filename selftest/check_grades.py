@@ -19,6 +19,7 @@ Expected points "oracle:FILE" are what the course's own test program for FILE
 agree with make check.
 """
 
+import collections
 import csv
 import json
 import os
@@ -128,11 +129,51 @@ def not_graded_problems(record, gradescope, feedback, total):
     return problems
 
 
+# How this run grades: without a GPU; with streams that run in call order; on the stand-in.
+Run = collections.namedtuple("Run", "no_gpu synchronous_streams stand_in")
+
+
+def exercise_problems(run, exercise, outcome, wanted, feedback, cell):
+    """What is wrong with one exercise's outcome, against its row of the expectations."""
+    points, status, phrase = wanted.get(exercise, wanted.get("*", ("?", "?", "-")))
+    if points == "?":
+        return ["%s has no expectation" % exercise]
+    if run.synchronous_streams and points == "max":
+        points, status = "oracle:solutions/%s.c" % exercise, "any"
+    elif run.stand_in and points == "max":
+        # The stand-in's speed tests judge nothing (its timing model follows the CPUs that the
+        # whole class shares): "max" is every point but those of timed tests that failed.
+        timed = timed_tests(exercise)
+        points = str(outcome["max_points"] - sum(
+            t["points"] for t in outcome["tests"] if t["name"] in timed and not t["passed"]))
+        status = "any"
+    # The course's stub as handed out is not started, with or without a GPU.
+    untouched = status == "not_started" or points == "oracle:exercises/%s.c" % exercise
+    if run.no_gpu and untouched:
+        points, status = "0", "not_started"
+    elif run.no_gpu and status not in DECIDED_WITHOUT_RUNNING:
+        if outcome["status"] != "not_run":
+            return ["%s: %s without a GPU, not 'not_run'" % (exercise, outcome["status"])]
+        return []
+    problems = []
+    want = expected_points(points, outcome)
+    if outcome["points"] != want:
+        problems.append("%s: %d points, not %d" % (exercise, outcome["points"], want))
+    if status != "any" and outcome["status"] != status:
+        problems.append("%s: %s, not %s" % (exercise, outcome["status"], status))
+    if phrase != "-" and phrase not in feedback:
+        problems.append("%s: the feedback does not say %r" % (exercise, phrase))
+    if cell != str(outcome["points"]):
+        problems.append("%s: grades.csv says %r, grade.json %d" % (exercise, cell,
+                                                                     outcome["points"]))
+    return problems
+
+
 def main(argv):
     expected_file, out = argv[0], argv[1]
     no_gpu = "--no-gpu" in argv
-    synchronous_streams = not no_gpu and streams_run_in_call_order()
-    stand_in = not no_gpu and on_the_stand_in()
+    run = Run(no_gpu, not no_gpu and streams_run_in_call_order(),
+              not no_gpu and on_the_stand_in())
     rows = {}
     with open(expected_file) as f:
         for line in f:
@@ -152,40 +193,8 @@ def main(argv):
             failures += 1
             continue
         for exercise, outcome in sorted(record["exercises"].items()):
-            points, status, phrase = wanted.get(exercise, wanted.get("*", ("?", "?", "-")))
-            if points == "?":
-                problems.append("%s has no expectation" % exercise)
-                continue
-            if synchronous_streams and points == "max":
-                points, status = "oracle:solutions/%s.c" % exercise, "any"
-            elif stand_in and points == "max":
-                # The stand-in's speed tests judge nothing (its timing model follows the CPUs
-                # that the whole class shares): "max" is every point but those of timed tests
-                # that failed.
-                timed = timed_tests(exercise)
-                points = str(outcome["max_points"] - sum(
-                    t["points"] for t in outcome["tests"] if t["name"] in timed and not t["passed"]))
-                status = "any"
-            # The course's stub as handed out is not started, with or without a GPU.
-            untouched = status == "not_started" or points == "oracle:exercises/%s.c" % exercise
-            if no_gpu and untouched:
-                points, status = "0", "not_started"
-            elif no_gpu and status not in DECIDED_WITHOUT_RUNNING:
-                if outcome["status"] != "not_run":
-                    problems.append("%s: %s without a GPU, not 'not_run'" % (
-                        exercise, outcome["status"]))
-                continue
-            want = expected_points(points, outcome)
-            if outcome["points"] != want:
-                problems.append("%s: %d points, not %d" % (exercise, outcome["points"], want))
-            if status != "any" and outcome["status"] != status:
-                problems.append("%s: %s, not %s" % (exercise, outcome["status"], status))
-            if phrase != "-" and phrase not in feedback:
-                problems.append("%s: the feedback does not say %r" % (exercise, phrase))
-            cell = gradebook.get(student, {}).get(exercise)
-            if cell != str(outcome["points"]):
-                problems.append("%s: grades.csv says %r, grade.json %d" % (
-                    exercise, cell, outcome["points"]))
+            problems += exercise_problems(run, exercise, outcome, wanted, feedback,
+                                          gradebook.get(student, {}).get(exercise))
         problems += not_graded_problems(record, gradescope, feedback,
                                         gradebook.get(student, {}).get("total"))
         if not no_gpu:

@@ -55,22 +55,22 @@ static bool expect_error(const char *mistake, const char *call, cudaError_t got,
     return got == expected;
 }
 
-int main(int argc, char **argv)
-{
-    size_t n = float_count_argument(argc, argv, usage, 1 << 20);
-    if (n * sizeof(float) > SIZE_MAX - OVERRUN_BYTES)
-        usage_error(argv[0], usage, "'%s' floats is too many", argv[1]);
+/* The buffers of the trip: a source, a staging buffer and a result on the host, two buffers on
+ * the device. */
+typedef struct trip {
+    float *h_source, *h_staging, *h_result, *d_first, *d_second;
+    size_t n;
+} trip;
 
-    const size_t bytes = n * sizeof(float);
+/* The trip through the four directions, each named, then with cudaMemcpyDefault. Returns what
+ * went wrong, or NULL. */
+static const char *four_directions(const trip *t)
+{
+    float *h_source = t->h_source, *h_staging = t->h_staging, *h_result = t->h_result;
+    float *d_first = t->d_first, *d_second = t->d_second;
+    const size_t n = t->n, bytes = n * sizeof(float);
     char size[32];
     const char *failure = NULL;
-    float *h_source = host_alloc(bytes), *h_staging = host_alloc(bytes);
-    float *h_result = host_alloc(bytes);
-    float *d_first = NULL, *d_second = NULL;
-    fill(h_source, n, 0.5f);
-    CUDA_CHECK(cudaMalloc((void **)&d_first, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_second, bytes));
-
     printf("One trip through all four directions, %zu floats (%s)\n", n,
            format_bytes(bytes, size, sizeof size));
     memset(h_result, 0xFF, bytes);
@@ -105,6 +105,17 @@ int main(int argc, char **argv)
     if (wrong != 0 && failure == NULL)
         failure = "the trip with cudaMemcpyDefault damaged the data";
 
+    return failure;
+}
+
+/* Calls that are wrong on purpose: what the runtime refuses, and what it lets through. Returns
+ * what went wrong, or NULL. */
+static const char *wrong_calls(const trip *t)
+{
+    float *h_source = t->h_source, *h_result = t->h_result, *d_first = t->d_first;
+    const size_t n = t->n, bytes = n * sizeof(float);
+    const char *failure = NULL;
+    size_t wrong;
     printf("\nWhat the runtime rejects (each call below is wrong on purpose)\n");
     bool as_documented = true;
     float *h_roomy = host_alloc(bytes + OVERRUN_BYTES); /* room for the overlong copy */
@@ -156,11 +167,31 @@ int main(int argc, char **argv)
         failure = "a wrong call did not behave as documented for this runtime (see above)";
 
     CUDA_CHECK(cudaFreeHost(h_pinned));
-    CUDA_CHECK(cudaFree(d_first));
-    CUDA_CHECK(cudaFree(d_second));
-    free(h_source);
-    free(h_staging);
-    free(h_result);
     free(h_roomy);
+    return failure;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = float_count_argument(argc, argv, usage, 1 << 20);
+    if (n * sizeof(float) > SIZE_MAX - OVERRUN_BYTES)
+        usage_error(argv[0], usage, "'%s' floats is too many", argv[1]);
+
+    const size_t bytes = n * sizeof(float);
+    trip t = {host_alloc(bytes), host_alloc(bytes), host_alloc(bytes), NULL, NULL, n};
+    fill(t.h_source, n, 0.5f);
+    CUDA_CHECK(cudaMalloc((void **)&t.d_first, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&t.d_second, bytes));
+
+    const char *failure = four_directions(&t);
+    const char *wrong = wrong_calls(&t);
+    if (failure == NULL)
+        failure = wrong;
+
+    CUDA_CHECK(cudaFree(t.d_first));
+    CUDA_CHECK(cudaFree(t.d_second));
+    free(t.h_source);
+    free(t.h_staging);
+    free(t.h_result);
     return verdict(failure);
 }

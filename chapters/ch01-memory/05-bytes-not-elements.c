@@ -47,37 +47,14 @@ static void print_around(const float *h_in, const float *h_out, size_t n, size_t
                i == boundary ? "  <- n / 4: the first float that did not go up" : "");
 }
 
-int main(int argc, char **argv)
+/* The copy up with the count in elements, the copy back in bytes: what arrived, and what the
+ * rest of the device buffer held. Returns what went wrong, or NULL. */
+static const char *count_in_elements(const float *h_in, float *h_out, float *d_buffer, size_t n,
+                                     bool poison_device, const char *program)
 {
-    size_t n = 1 << 20;
-    bool poison_device = true;
-    const char *count_text = NULL;
-    for (int a = 1; a < argc; a++) {
-        usage_exit_on_help(argv[a], argv[0], usage);
-        if (strcmp(argv[a], "--unpoisoned") == 0)
-            poison_device = false;
-        else if (argv[a][0] == '-' || count_text != NULL)
-            usage_error(argv[0], usage, "unexpected argument '%s'", argv[a]);
-        else
-            count_text = argv[a];
-    }
-    if (count_text)
-        n = float_count_or_exit(count_text, argv[0], usage);
-    if (n < 4)
-        usage_error(argv[0], usage, "need at least 4 floats, so that n bytes is a whole float");
-
     const size_t bytes = n * sizeof(float);
     const char *failure = NULL;
     char size[32];
-    float *h_in = host_alloc(bytes), *h_out = host_alloc(bytes);
-    float *d_buffer = NULL;
-    for (size_t i = 0; i < n; i++)
-        h_in[i] = (float)(i % 1000000) + 0.5f; /* exact, and never the poison */
-    memset(h_out, 0xFF, bytes);
-    CUDA_CHECK(cudaMalloc((void **)&d_buffer, bytes));
-    if (poison_device)
-        CUDA_CHECK(cudaMemset(d_buffer, 0xFF, bytes));
-
     printf("%zu floats, %s. Up with the count in elements, back with the count in bytes:\n", n,
            format_bytes(bytes, size, sizeof size));
     /* listing: count-in-elements */
@@ -104,17 +81,52 @@ int main(int argc, char **argv)
                poisoned);
         printf("  To watch a tool catch the uninitialised read that the poison hides, run\n"
                "      compute-sanitizer --tool initcheck %s --unpoisoned\n",
-               argv[0]);
+               program);
         if (arrived != n / 4 || poisoned != rest)
             failure = "the short copy did not leave exactly n / 4 floats and the poison behind";
     } else {
         printf("  the other %zu floats hold what cudaMalloc left there (%zu of them are zero);\n"
                "  nothing wrote them, and compute-sanitizer --tool initcheck says so:\n"
                "      compute-sanitizer --tool initcheck %s --unpoisoned\n",
-               rest, zero, argv[0]);
+               rest, zero, program);
         if (arrived < n / 4)
             failure = "fewer than n / 4 floats arrived from a copy of n bytes";
     }
+
+    return failure;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 1 << 20;
+    bool poison_device = true;
+    const char *count_text = NULL;
+    for (int a = 1; a < argc; a++) {
+        usage_exit_on_help(argv[a], argv[0], usage);
+        if (strcmp(argv[a], "--unpoisoned") == 0)
+            poison_device = false;
+        else if (argv[a][0] == '-' || count_text != NULL)
+            usage_error(argv[0], usage, "unexpected argument '%s'", argv[a]);
+        else
+            count_text = argv[a];
+    }
+    if (count_text)
+        n = float_count_or_exit(count_text, argv[0], usage);
+    if (n < 4)
+        usage_error(argv[0], usage, "need at least 4 floats, so that n bytes is a whole float");
+
+    const size_t bytes = n * sizeof(float);
+    const char *failure = NULL;
+    float *h_in = host_alloc(bytes), *h_out = host_alloc(bytes);
+    float *d_buffer = NULL;
+    for (size_t i = 0; i < n; i++)
+        h_in[i] = (float)(i % 1000000) + 0.5f; /* exact, and never the poison */
+    memset(h_out, 0xFF, bytes);
+    CUDA_CHECK(cudaMalloc((void **)&d_buffer, bytes));
+    if (poison_device)
+        CUDA_CHECK(cudaMemset(d_buffer, 0xFF, bytes));
+
+    failure = count_in_elements(h_in, h_out, d_buffer, n, poison_device, argv[0]);
 
     printf("\nThe fix: count bytes, n * sizeof(float)\n");
     memset(h_out, 0xFF, bytes);

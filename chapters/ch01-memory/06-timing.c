@@ -116,14 +116,10 @@ static void write_csv_header(FILE *csv, const options *opt)
             opt->reps);
 }
 
-int main(int argc, char **argv)
+/* The first CUDA call of the process against the second: the first creates the context, a
+ * one-off cost a measurement must leave out. */
+static void first_calls(void)
 {
-    /* Nothing touches CUDA before this point, so the first call below is the
-     * process's first. */
-    options opt = parse_options(argc, argv);
-    const char *failure = NULL;
-    char size[32];
-
     printf("The first CUDA call of the process, and the second (host clock)\n");
     /* listing: first-call */
     double start = host_clock_ms();
@@ -135,80 +131,81 @@ int main(int argc, char **argv)
     /* end listing: first-call */
     printf("  cudaFree(0), first:  %10.3f ms  (creating the context)\n", first_call_ms);
     printf("  cudaFree(0), second: %10.3f ms\n", second_call_ms);
+}
 
-    size_t largest = 0;
-    for (size_t s = 0; s < opt.size_count; s++)
-        largest = opt.sizes[s] > largest ? opt.sizes[s] : largest;
-    char *h_source = host_alloc(largest);
-    memset(h_source, 0x5A, largest); /* touch every page now, not during a timed copy */
-    char *d_destination = NULL;
-    CUDA_CHECK(cudaMalloc((void **)&d_destination, largest));
-
-    /* The first copy pays for setting up the driver's staging buffers. */
+/* The first copy pays for setting up the driver's staging buffers; the second does not. */
+static void first_copies(char *h_source, char *d_destination)
+{
     double first_copy_ms[2];
     for (int i = 0; i < 2; i++) {
-        start = host_clock_ms();
+        const double start = host_clock_ms();
         CUDA_CHECK(cudaMemcpy(d_destination, h_source, 1, cudaMemcpyHostToDevice));
         first_copy_ms[i] = host_clock_ms() - start;
     }
     printf("  cudaMemcpy of 1 byte, first:  %10.3f ms\n", first_copy_ms[0]);
     printf("  cudaMemcpy of 1 byte, second: %10.3f ms\n", first_copy_ms[1]);
+}
 
-    printf("\nHost to device from pageable memory, median of %d copies per clock\n", opt.reps);
+/* Each size's copy timed by events and by the host clock, the medians side by side; the
+ * host/event ratio of the largest size, which the two clocks must agree on. */
+static double compare_clocks(const options *opt, event_timer *timer, char *h_source,
+                             char *d_destination, size_t largest)
+{
+    char size[32];
+    printf("\nHost to device from pageable memory, median of %d copies per clock\n", opt->reps);
     printf("  %10s %12s %12s %12s %12s %11s\n", "size", "event ms", "host ms", "event GB/s",
            "host GB/s", "host/event");
-    if (opt.csv)
-        write_csv_header(opt.csv, &opt);
-    event_timer timer;
-    CUDA_CHECK(event_timer_create(&timer));
-    double *event_ms = host_alloc((size_t)opt.reps * sizeof(double));
-    double *host_ms = host_alloc((size_t)opt.reps * sizeof(double));
+    if (opt->csv)
+        write_csv_header(opt->csv, opt);
+    double *event_ms = host_alloc((size_t)opt->reps * sizeof(double));
+    double *host_ms = host_alloc((size_t)opt->reps * sizeof(double));
     double largest_ratio = 0;
-    for (size_t s = 0; s < opt.size_count; s++) {
-        const size_t bytes = opt.sizes[s];
+    for (size_t s = 0; s < opt->size_count; s++) {
+        const size_t bytes = opt->sizes[s];
         CUDA_CHECK(cudaMemcpy(d_destination, h_source, bytes, cudaMemcpyHostToDevice)); /* warm */
-        for (int r = 0; r < opt.reps; r++) {
+        for (int r = 0; r < opt->reps; r++) {
             /* listing: event-timing */
             float elapsed_ms;
-            CUDA_CHECK(event_timer_start(&timer, 0)); /* records the start event in stream 0 */
+            CUDA_CHECK(event_timer_start(timer, 0)); /* records the start event in stream 0 */
             CUDA_CHECK(cudaMemcpy(d_destination, h_source, bytes, cudaMemcpyHostToDevice));
-            CUDA_CHECK(event_timer_stop(&timer, 0, &elapsed_ms)); /* record, wait, subtract */
+            CUDA_CHECK(event_timer_stop(timer, 0, &elapsed_ms)); /* record, wait, subtract */
             /* end listing: event-timing */
             event_ms[r] = elapsed_ms;
         }
-        for (int r = 0; r < opt.reps; r++) {
+        for (int r = 0; r < opt->reps; r++) {
             /* listing: host-timing */
             double before = host_clock_ms();
             CUDA_CHECK(cudaMemcpy(d_destination, h_source, bytes, cudaMemcpyHostToDevice));
             host_ms[r] = host_clock_ms() - before; /* returned: the data is at least staged */
             /* end listing: host-timing */
         }
-        double event = median_of(event_ms, (size_t)opt.reps);
-        double host = median_of(host_ms, (size_t)opt.reps);
+        double event = median_of(event_ms, (size_t)opt->reps);
+        double host = median_of(host_ms, (size_t)opt->reps);
         double ratio = event > 0 ? host / event : 0;
         if (bytes == largest)
             largest_ratio = ratio;
         printf("  %10s %12.4f %12.4f %12.4f %12.4f %11.2f\n",
                format_bytes(bytes, size, sizeof size), event, host,
                bandwidth_gb_per_s(bytes, event), bandwidth_gb_per_s(bytes, host), ratio);
-        if (opt.csv)
-            fprintf(opt.csv, "%zu,%.6f,%.6f,%.6f,%.6f\n", bytes, event, host,
+        if (opt->csv)
+            fprintf(opt->csv, "%zu,%.6f,%.6f,%.6f,%.6f\n", bytes, event, host,
                     bandwidth_gb_per_s(bytes, event), bandwidth_gb_per_s(bytes, host));
     }
+    free(event_ms);
+    free(host_ms);
     printf("  For large copies the two clocks agree: a cudaMemcpy from pageable memory\n"
            "  returns once its data is staged, nearly the whole copy. For small ones the\n"
            "  fixed cost of a call dominates, and the clocks see different parts of it: the\n"
            "  host clock the whole call, the events only what the GPU did between them.\n");
-    if (largest >= ((size_t)1 << 20)) {
-        bool agree = largest_ratio >= 1 / AGREEMENT_FACTOR && largest_ratio <= AGREEMENT_FACTOR;
-        printf("  Largest copy (%s): host/event = %.2f, %s (within a factor of %.0f)\n",
-               format_bytes(largest, size, sizeof size), largest_ratio,
-               agree ? "they agree" : "THEY DISAGREE", AGREEMENT_FACTOR);
-        if (!agree)
-            failure = "events and the host clock disagree on the largest copy";
-    } else
-        printf("  (The largest copy is under 1 MiB, too small to compare the clocks.)\n");
+    return largest_ratio;
+}
 
+/* An event's time asked for while its stream is still copying, then after waiting for it.
+ * Returns what went wrong, or NULL. */
+static const char *ask_too_early(event_timer *timer)
+{
+    char size[32];
+    const char *failure = NULL;
     printf("\nAsking an event for its time too early (%s from pinned memory, own stream)\n",
            format_bytes(ASYNC_BYTES, size, sizeof size));
     char *h_pinned = NULL, *d_big = NULL;
@@ -219,16 +216,16 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaStreamCreate(&stream));
     /* listing: event-not-ready */
     float async_ms = 0;
-    CUDA_CHECK(cudaEventRecord(timer.start, stream));
+    CUDA_CHECK(cudaEventRecord(timer->start, stream));
     double issued = host_clock_ms();
     CUDA_CHECK(cudaMemcpyAsync(d_big, h_pinned, ASYNC_BYTES, cudaMemcpyHostToDevice, stream));
     double issue_ms = host_clock_ms() - issued; /* returns at once: the copy is queued */
-    CUDA_CHECK(cudaEventRecord(timer.stop, stream));
+    CUDA_CHECK(cudaEventRecord(timer->stop, stream));
     /* Expected to fail while the copy runs, so not through CUDA_CHECK. */
-    cudaError_t too_early = cudaEventElapsedTime(&async_ms, timer.start, timer.stop);
-    (void)cudaGetLastError();                     /* clear it: it was planned */
-    CUDA_CHECK(cudaEventSynchronize(timer.stop)); /* wait until the GPU passes the stop event */
-    CUDA_CHECK(cudaEventElapsedTime(&async_ms, timer.start, timer.stop));
+    cudaError_t too_early = cudaEventElapsedTime(&async_ms, timer->start, timer->stop);
+    (void)cudaGetLastError();                      /* clear it: it was planned */
+    CUDA_CHECK(cudaEventSynchronize(timer->stop)); /* wait until the GPU passes the stop event */
+    CUDA_CHECK(cudaEventElapsedTime(&async_ms, timer->start, timer->stop));
     /* end listing: event-not-ready */
     printf("  cudaMemcpyAsync returned after %.3f ms: it only queued the copy\n", issue_ms);
     printf("  cudaEventElapsedTime right after recording the stop event -> %s\n",
@@ -238,22 +235,56 @@ int main(int argc, char **argv)
     else if (too_early == cudaSuccess)
         printf("  (the copy happened to finish before the question: no demonstration this time,\n"
                "   but nothing wrong either)\n");
-    else if (failure == NULL)
+    else
         failure = "cudaEventElapsedTime before the stop event returned neither "
                   "cudaErrorNotReady nor cudaSuccess";
     printf("  after cudaEventSynchronize: %.3f ms, %.1f GB/s\n", async_ms,
            bandwidth_gb_per_s(ASYNC_BYTES, async_ms));
     if (!(async_ms > 0) && failure == NULL)
         failure = "the asynchronous copy's event time is not positive";
-
     CUDA_CHECK(cudaStreamDestroy(stream));
-    CUDA_CHECK(event_timer_destroy(&timer));
     CUDA_CHECK(cudaFree(d_big));
     CUDA_CHECK(cudaFreeHost(h_pinned));
+    return failure;
+}
+
+int main(int argc, char **argv)
+{
+    /* Nothing touches CUDA before first_calls, so its first call is the process's first. */
+    options opt = parse_options(argc, argv);
+    const char *failure = NULL;
+    char size[32];
+
+    first_calls();
+    size_t largest = 0;
+    for (size_t s = 0; s < opt.size_count; s++)
+        largest = opt.sizes[s] > largest ? opt.sizes[s] : largest;
+    char *h_source = host_alloc(largest);
+    memset(h_source, 0x5A, largest); /* touch every page now, not during a timed copy */
+    char *d_destination = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_destination, largest));
+    first_copies(h_source, d_destination);
+
+    event_timer timer;
+    CUDA_CHECK(event_timer_create(&timer));
+    const double largest_ratio = compare_clocks(&opt, &timer, h_source, d_destination, largest);
+    if (largest >= ((size_t)1 << 20)) {
+        bool agree = largest_ratio >= 1 / AGREEMENT_FACTOR && largest_ratio <= AGREEMENT_FACTOR;
+        printf("  Largest copy (%s): host/event = %.2f, %s (within a factor of %.0f)\n",
+               format_bytes(largest, size, sizeof size), largest_ratio,
+               agree ? "they agree" : "THEY DISAGREE", AGREEMENT_FACTOR);
+        if (!agree)
+            failure = "events and the host clock disagree on the largest copy";
+    } else
+        printf("  (The largest copy is under 1 MiB, too small to compare the clocks.)\n");
+
+    const char *too_early = ask_too_early(&timer);
+    if (failure == NULL)
+        failure = too_early;
+
+    CUDA_CHECK(event_timer_destroy(&timer));
     CUDA_CHECK(cudaFree(d_destination));
     free(h_source);
-    free(event_ms);
-    free(host_ms);
     if (opt.csv != NULL) {
         if (fclose(opt.csv) != 0 || rename(opt.csv_partial, opt.csv_path) != 0) {
             if (failure == NULL)

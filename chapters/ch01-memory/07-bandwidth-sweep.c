@@ -296,6 +296,48 @@ static void print_header(const char *first, const char *unit)
     printf("   (%s)\n", unit);
 }
 
+/* The two tables: each case's bandwidth at each size (events, median), then the host's time
+ * for one call at the small sizes, into r. */
+static void sweep(const options *opt, buffers *b, event_timer *timer, sweep_results *r)
+{
+    const size_t largest = largest_size(opt);
+    char size_text[32];
+    print_header("size", "GB/s, median");
+    for (size_t bytes = opt->min_bytes; bytes <= largest; bytes *= 2) {
+        int s = r->count++;
+        r->bytes[s] = bytes;
+        r->reps[s] = reps_for(opt, bytes);
+        printf("%10s", format_bytes(bytes, size_text, sizeof size_text));
+        for (int c = 0; c < CASES; c++) {
+            void *dst;
+            const void *src;
+            endpoints(b, &cases[c], &dst, &src);
+            r->gb_per_s[s][c] =
+                copy_median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], timer);
+            printf("  %12.3f", r->gb_per_s[s][c]);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+
+    printf("\n");
+    print_header("size", "us per call, host clock, median");
+    for (size_t bytes = opt->min_bytes; bytes <= largest && bytes <= LATENCY_MAX_BYTES;
+         bytes *= 2) {
+        int s = r->latency_count++;
+        r->latency_bytes[s] = bytes;
+        printf("%10s", format_bytes(bytes, size_text, sizeof size_text));
+        for (int c = 0; c < CASES; c++) {
+            void *dst;
+            const void *src;
+            endpoints(b, &cases[c], &dst, &src);
+            r->call_us[s][c] = median_call_us(dst, src, bytes, cases[c].kind, LATENCY_REPS);
+            printf("  %12.1f", r->call_us[s][c]);
+        }
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
@@ -331,39 +373,7 @@ int main(int argc, char **argv)
     event_timer timer;
     CUDA_CHECK(event_timer_create(&timer));
 
-    print_header("size", "GB/s, median");
-    for (size_t bytes = opt.min_bytes; bytes <= largest; bytes *= 2) {
-        int s = r->count++;
-        r->bytes[s] = bytes;
-        r->reps[s] = reps_for(&opt, bytes);
-        printf("%10s", format_bytes(bytes, size_text, sizeof size_text));
-        for (int c = 0; c < CASES; c++) {
-            void *dst;
-            const void *src;
-            endpoints(&b, &cases[c], &dst, &src);
-            r->gb_per_s[s][c] =
-                copy_median_gb_per_s(dst, src, bytes, cases[c].kind, r->reps[s], &timer);
-            printf("  %12.3f", r->gb_per_s[s][c]);
-        }
-        printf("\n");
-        fflush(stdout);
-    }
-
-    printf("\n");
-    print_header("size", "us per call, host clock, median");
-    for (size_t bytes = opt.min_bytes; bytes <= largest && bytes <= LATENCY_MAX_BYTES; bytes *= 2) {
-        int s = r->latency_count++;
-        r->latency_bytes[s] = bytes;
-        printf("%10s", format_bytes(bytes, size_text, sizeof size_text));
-        for (int c = 0; c < CASES; c++) {
-            void *dst;
-            const void *src;
-            endpoints(&b, &cases[c], &dst, &src);
-            r->call_us[s][c] = median_call_us(dst, src, bytes, cases[c].kind, LATENCY_REPS);
-            printf("  %12.1f", r->call_us[s][c]);
-        }
-        printf("\n");
-    }
+    sweep(&opt, &b, &timer, r);
 
     r->device_gb_per_s = device_gb_per_s(&b, largest, reps_for(&opt, largest), &timer);
     printf("\ndevice to device, %s: %.0f GB/s (read + write)\n",

@@ -118,6 +118,55 @@ static void write_csv(const char *dir, size_t bytes, int reps, const row *rows, 
     measure_csv_close(&csv);
 }
 
+/* Zero-copy against copying first, at 1 to max_passes passes over the data, into rows;
+ * *count of them. Returns what went wrong, or NULL. */
+static const char *compare_passes(buffers *b, size_t bytes, int max_passes, int reps,
+                                  event_timer *timer, row rows[MAX_ROWS], int *count_out)
+{
+    char size[32];
+    printf("A checksum kernel reading %s, 1 to %d passes over it (ms, median of %d runs)\n",
+           format_bytes(bytes, size, sizeof size), max_passes, reps);
+    printf("%8s %14s %16s %18s   %s\n", "passes", "zero-copy", "copy, then read", "zero-copy GB/s",
+           "faster");
+    int count = 0;
+    const char *failure = NULL;
+    unsigned last_zero_copy_win = 0;
+    for (unsigned passes = 1; passes <= (unsigned)max_passes && count < MAX_ROWS; passes *= 2) {
+        row *r = &rows[count++];
+        r->passes = passes;
+        r->zero_copy_ms = median_ms(zero_copy, b, bytes, passes, reps, timer);
+        r->copy_then_read_ms = median_ms(copy_then_read, b, bytes, passes, reps, timer);
+        bool zero_copy_wins = r->zero_copy_ms < r->copy_then_read_ms;
+        if (zero_copy_wins)
+            last_zero_copy_win = passes;
+        printf("%8u %14.3f %16.3f %18.1f   %s\n", passes, r->zero_copy_ms, r->copy_then_read_ms,
+               bandwidth_gb_per_s(bytes * passes, r->zero_copy_ms),
+               zero_copy_wins ? "zero-copy" : "copy first");
+        fflush(stdout);
+        if (failure == NULL && !sum_right(zero_copy, b, bytes, passes))
+            failure = "the zero-copy kernel's sum is not the host's";
+        if (failure == NULL && !sum_right(copy_then_read, b, bytes, passes))
+            failure = "the sum after copying is not the host's";
+    }
+    unsigned most = rows[count - 1].passes;
+    if (last_zero_copy_win == 0)
+        printf("\nCopying first was faster at every count of passes, even one: the copy engine\n"
+               "moved the data faster than the kernel's own reads across the link.\n");
+    else if (last_zero_copy_win == most)
+        printf(
+            "\nZero-copy was faster at every count of passes up to %u: the kernel's reads kept\n"
+            "up with the link. Try more passes (--max-passes): each one crosses the link again.\n",
+            most);
+    else
+        printf("\nZero-copy was faster at %u pass%s at most, copying first beyond: each pass over\n"
+               "mapped memory crosses the link again, while after one copy every pass reads the\n"
+               "GPU's own memory.\n",
+               last_zero_copy_win, last_zero_copy_win == 1 ? "" : "es");
+
+    *count_out = count;
+    return failure;
+}
+
 int main(int argc, char **argv)
 {
     size_t bytes = (size_t)64 << 20;
@@ -157,46 +206,9 @@ int main(int argc, char **argv)
     copy_then_read(&b, bytes, 1);
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    char size[32];
-    printf("A checksum kernel reading %s, 1 to %d passes over it (ms, median of %d runs)\n",
-           format_bytes(bytes, size, sizeof size), max_passes, reps);
-    printf("%8s %14s %16s %18s   %s\n", "passes", "zero-copy", "copy, then read", "zero-copy GB/s",
-           "faster");
     row rows[MAX_ROWS];
     int count = 0;
-    const char *failure = NULL;
-    unsigned last_zero_copy_win = 0;
-    for (unsigned passes = 1; passes <= (unsigned)max_passes && count < MAX_ROWS; passes *= 2) {
-        row *r = &rows[count++];
-        r->passes = passes;
-        r->zero_copy_ms = median_ms(zero_copy, &b, bytes, passes, reps, &timer);
-        r->copy_then_read_ms = median_ms(copy_then_read, &b, bytes, passes, reps, &timer);
-        bool zero_copy_wins = r->zero_copy_ms < r->copy_then_read_ms;
-        if (zero_copy_wins)
-            last_zero_copy_win = passes;
-        printf("%8u %14.3f %16.3f %18.1f   %s\n", passes, r->zero_copy_ms, r->copy_then_read_ms,
-               bandwidth_gb_per_s(bytes * passes, r->zero_copy_ms),
-               zero_copy_wins ? "zero-copy" : "copy first");
-        fflush(stdout);
-        if (failure == NULL && !sum_right(zero_copy, &b, bytes, passes))
-            failure = "the zero-copy kernel's sum is not the host's";
-        if (failure == NULL && !sum_right(copy_then_read, &b, bytes, passes))
-            failure = "the sum after copying is not the host's";
-    }
-    unsigned most = rows[count - 1].passes;
-    if (last_zero_copy_win == 0)
-        printf("\nCopying first was faster at every count of passes, even one: the copy engine\n"
-               "moved the data faster than the kernel's own reads across the link.\n");
-    else if (last_zero_copy_win == most)
-        printf(
-            "\nZero-copy was faster at every count of passes up to %u: the kernel's reads kept\n"
-            "up with the link. Try more passes (--max-passes): each one crosses the link again.\n",
-            most);
-    else
-        printf("\nZero-copy was faster at %u pass%s at most, copying first beyond: each pass over\n"
-               "mapped memory crosses the link again, while after one copy every pass reads the\n"
-               "GPU's own memory.\n",
-               last_zero_copy_win, last_zero_copy_win == 1 ? "" : "es");
+    const char *failure = compare_passes(&b, bytes, max_passes, reps, &timer, rows, &count);
 
     CUDA_CHECK(event_timer_destroy(&timer));
     CUDA_CHECK(cudaFree(b.d_sum));

@@ -92,26 +92,19 @@ static void time_async_copy(void *dst, const void *src, size_t bytes, enum cudaM
 }
 /* end listing: call-and-copy */
 
-int main(int argc, char **argv)
+/* The buffers of the demonstrations: pinned and pageable sources, a pinned destination, what
+ * the device should end up with, and the device's buffer. */
+typedef struct buffers {
+    unsigned char *h_pinned_src, *h_pageable_src, *h_pinned_dst, *h_expected, *d_buffer;
+    size_t bytes;
+} buffers;
+
+/* Part 1: how long cudaMemcpyAsync keeps the host, from pinned and from pageable memory, against
+ * how long the copy takes. */
+static void when_the_call_returns(const buffers *b, cudaStream_t stream, event_timer *timer)
 {
-    options opt = parse_options(argc, argv);
-    const size_t bytes = opt.bytes;
-    const char *failure = NULL;
+    const size_t bytes = b->bytes;
     char size[32];
-
-    unsigned char *h_pinned_src, *h_pinned_dst, *h_expected, *d_buffer;
-    unsigned char *h_pageable_src = host_alloc(bytes);
-    h_expected = host_alloc(bytes);
-    CUDA_CHECK(cudaMallocHost((void **)&h_pinned_src, bytes));
-    CUDA_CHECK(cudaMallocHost((void **)&h_pinned_dst, bytes));
-    CUDA_CHECK(cudaMalloc((void **)&d_buffer, bytes));
-    cudaStream_t stream;
-    CUDA_CHECK(cudaStreamCreate(&stream));
-    event_timer timer;
-    CUDA_CHECK(event_timer_create(&timer));
-    fill_seeded_pattern(h_pinned_src, bytes, 1);
-    memcpy(h_pageable_src, h_pinned_src, bytes); /* touches every pageable page now */
-
     printf("Part 1: when does cudaMemcpyAsync return? One %s copy to the device, each kind of "
            "host memory\n",
            format_bytes(bytes, size, sizeof size));
@@ -119,13 +112,13 @@ int main(int argc, char **argv)
     const struct {
         const char *name;
         const unsigned char *h_src;
-    } sources[] = {{"pinned", h_pinned_src}, {"pageable", h_pageable_src}};
+    } sources[] = {{"pinned", b->h_pinned_src}, {"pageable", b->h_pageable_src}};
     double call_ms[2], copy_ms[2];
     for (int s = 0; s < 2; s++) {
         double ignored_call, ignored_copy; /* the first copy pays for setting things up */
-        time_async_copy(d_buffer, sources[s].h_src, bytes, cudaMemcpyHostToDevice, stream, &timer,
+        time_async_copy(b->d_buffer, sources[s].h_src, bytes, cudaMemcpyHostToDevice, stream, timer,
                         &ignored_call, &ignored_copy);
-        time_async_copy(d_buffer, sources[s].h_src, bytes, cudaMemcpyHostToDevice, stream, &timer,
+        time_async_copy(b->d_buffer, sources[s].h_src, bytes, cudaMemcpyHostToDevice, stream, timer,
                         &call_ms[s], &copy_ms[s]);
         printf("  %-10s %13.3f ms %11.3f ms %9.0f%%\n", sources[s].name, call_ms[s], copy_ms[s],
                copy_ms[s] > 0 ? 100 * call_ms[s] / copy_ms[s] : 0);
@@ -142,16 +135,19 @@ int main(int argc, char **argv)
     printf(" From pageable memory it returned\n  after %.0f%%: it must first stage the data "
            "through the driver's pinned buffers,\n  and a large copy waits for most of that.\n",
            copy_ms[1] > 0 ? 100 * call_ms[1] / copy_ms[1] : 0);
+}
 
-    gpu_work_require("to hold the stream busy in part 2");
-    printf("\nPart 2: what the host may touch before it synchronises (the stream held busy for "
-           "%d ms first)\n",
-           opt.busy_ms);
-
+/* Part 2, the copy back: what the destination holds right after the call, and after the
+ * stream is synchronised. Returns what went wrong, or NULL. */
+static const char *read_too_early(const buffers *b, cudaStream_t stream, int busy_ms)
+{
+    const size_t bytes = b->bytes;
+    unsigned char *h_pinned_dst = b->h_pinned_dst, *d_buffer = b->d_buffer;
+    const unsigned char *h_pinned_src = b->h_pinned_src;
     /* listing: too-early */
     /* The device holds the pattern; the copy back is queued behind a busy stream. */
     memset(h_pinned_dst, POISON, bytes);
-    CUDA_CHECK(gpu_work_keep_busy(stream, opt.busy_ms));
+    CUDA_CHECK(gpu_work_keep_busy(stream, busy_ms));
     CUDA_CHECK(cudaMemcpyAsync(h_pinned_dst, d_buffer, bytes, cudaMemcpyDeviceToHost, stream));
     size_t arrived_early = bytes_equal(h_pinned_dst, h_pinned_src, EARLY_LOOK_BYTES); /* early */
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -161,18 +157,28 @@ int main(int argc, char **argv)
            "  cudaStreamSynchronize, %zu of all %zu\n",
            arrived_early, EARLY_LOOK_BYTES, arrived, bytes);
     if (arrived != bytes)
-        failure = "the copy back did not deliver every byte, even after synchronising";
-    else if (arrived_early < EARLY_LOOK_BYTES)
+        return "the copy back did not deliver every byte, even after synchronising";
+    if (arrived_early < EARLY_LOOK_BYTES)
         printf("  The destination still held its poison when the call returned: until the "
                "stream\n  is synchronised, a copy's destination is not yours to read.\n");
     else
         printf("  The data was already there when the call returned: this runtime ran the copy "
                "at\n  once. Real GPUs do not; read only after synchronising.\n");
 
+    return NULL;
+}
+
+/* Part 2, the copy up: the host changes the source after queuing the copy, before it has run.
+ * Returns what went wrong, or NULL. */
+static const char *source_reused(const buffers *b, cudaStream_t stream, int busy_ms)
+{
+    const size_t bytes = b->bytes;
+    unsigned char *h_pinned_src = b->h_pinned_src, *h_pinned_dst = b->h_pinned_dst;
+    unsigned char *h_expected = b->h_expected, *d_buffer = b->d_buffer;
     /* listing: source-reused */
     /* The copy up is queued behind a busy stream; the host then changes the source. */
     memcpy(h_expected, h_pinned_src, bytes);
-    CUDA_CHECK(gpu_work_keep_busy(stream, opt.busy_ms));
+    CUDA_CHECK(gpu_work_keep_busy(stream, busy_ms));
     CUDA_CHECK(cudaMemcpyAsync(d_buffer, h_pinned_src, bytes, cudaMemcpyHostToDevice, stream));
     fill_seeded_pattern(h_pinned_src, OVERWRITTEN_BYTES, 2); /* too soon: the copy has not run */
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -183,10 +189,9 @@ int main(int argc, char **argv)
     bool got_old = memcmp(h_pinned_dst, h_expected, OVERWRITTEN_BYTES) == 0;
     bool rest_intact = memcmp(h_pinned_dst + OVERWRITTEN_BYTES, h_expected + OVERWRITTEN_BYTES,
                               bytes - OVERWRITTEN_BYTES) == 0;
-    if (!rest_intact || (!got_new && !got_old)) {
-        if (failure == NULL)
-            failure = "the copy up delivered neither the old bytes nor the new ones";
-    } else if (got_new)
+    if (!rest_intact || (!got_new && !got_old))
+        return "the copy up delivered neither the old bytes nor the new ones";
+    if (got_new)
         printf("  copy up: the first %d bytes, overwritten by the host after the call, arrived "
                "as\n  overwritten: the copy read its source when it ran, not when it was "
                "called.\n  Leave the source alone until the copy is done.\n",
@@ -195,13 +200,45 @@ int main(int argc, char **argv)
         printf("  copy up: the device got the bytes as they were at the call: this runtime "
                "copied\n  at once. On a GPU the copy reads its source when it runs.\n");
 
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    options opt = parse_options(argc, argv);
+    const size_t bytes = opt.bytes;
+    const char *failure = NULL;
+
+    buffers b = {.bytes = bytes};
+    b.h_pageable_src = host_alloc(bytes);
+    b.h_expected = host_alloc(bytes);
+    CUDA_CHECK(cudaMallocHost((void **)&b.h_pinned_src, bytes));
+    CUDA_CHECK(cudaMallocHost((void **)&b.h_pinned_dst, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&b.d_buffer, bytes));
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    event_timer timer;
+    CUDA_CHECK(event_timer_create(&timer));
+    fill_seeded_pattern(b.h_pinned_src, bytes, 1);
+    memcpy(b.h_pageable_src, b.h_pinned_src, bytes); /* touches every pageable page now */
+
+    when_the_call_returns(&b, stream, &timer);
+    gpu_work_require("to hold the stream busy in part 2");
+    printf("\nPart 2: what the host may touch before it synchronises (the stream held busy for "
+           "%d ms first)\n",
+           opt.busy_ms);
+    failure = read_too_early(&b, stream, opt.busy_ms);
+    const char *reused = source_reused(&b, stream, opt.busy_ms);
+    if (failure == NULL)
+        failure = reused;
+
     CUDA_CHECK(event_timer_destroy(&timer));
     CUDA_CHECK(cudaStreamDestroy(stream));
-    CUDA_CHECK(cudaFree(d_buffer));
-    CUDA_CHECK(cudaFreeHost(h_pinned_dst));
-    CUDA_CHECK(cudaFreeHost(h_pinned_src));
-    free(h_expected);
-    free(h_pageable_src);
+    CUDA_CHECK(cudaFree(b.d_buffer));
+    CUDA_CHECK(cudaFreeHost(b.h_pinned_dst));
+    CUDA_CHECK(cudaFreeHost(b.h_pinned_src));
+    free(b.h_expected);
+    free(b.h_pageable_src);
     if (failure == NULL)
         printf("verified: after synchronising, every copy delivered exactly what it should\n");
     return verdict(failure);

@@ -167,6 +167,55 @@ static figures measure(rig *r, size_t bytes, int reps)
     return (figures){medians[0], medians[1], medians[2], medians[3], medians[4]};
 }
 
+/* The table: each size one way alone, then both ways at once, into results; and what the
+ * largest size shows. */
+static void compare_directions(rig *r, const options *opt, figures results[MAX_SIZES])
+{
+    char size[32];
+    printf("Copies from pinned memory, one way and both ways at once; GB/s, median of %d\n",
+           opt->reps);
+    printf("  %10s %9s %9s  %9s %9s %9s  %9s\n", "size", "H2D", "D2H", "H2D", "D2H", "sum",
+           "total");
+    printf("  %10s %19s  %29s  %9s\n", "", "(alone)", "(each while the other runs)", "(both)");
+    for (int s = 0; s < opt->size_count; s++) {
+        size_t bytes = opt->sizes[s];
+        (void)alone_gb_per_s(r, bytes, true); /* warm-up, untimed */
+        (void)alone_gb_per_s(r, bytes, false);
+        figures f = results[s] = measure(r, bytes, opt->reps);
+        printf("  %10s %9.1f %9.1f  %9.1f %9.1f %9.1f  %9.1f\n",
+               format_bytes(bytes, size, sizeof size), f.h2d_alone, f.d2h_alone, f.h2d_loaded,
+               f.d2h_loaded, f.h2d_loaded + f.d2h_loaded, f.total);
+    }
+    figures last = results[opt->size_count - 1];
+    double one_way = last.h2d_alone > last.d2h_alone ? last.h2d_alone : last.d2h_alone;
+    printf("\nBoth directions together moved %.1f GB/s, %.2f times the faster direction alone\n"
+           "(%.1f GB/s), not 2: each direction slowed to %.1f and %.1f GB/s while the other ran.\n"
+           "nvbandwidth's bidirectional tests report such a figure, one direction while the\n"
+           "other runs; add its two to compare with the total here.\n",
+           last.total, one_way > 0 ? last.total / one_way : 0, one_way, last.h2d_loaded,
+           last.d2h_loaded);
+}
+
+/* bidirectional.csv in opt->csv_dir, from the table's figures. */
+static void write_measurements(const options *opt, const figures results[MAX_SIZES])
+{
+    measure_csv csv;
+    measure_csv_create(&csv, opt->csv_dir, "bidirectional.csv",
+                       "copies one way and both ways at once, pinned memory, two streams",
+                       "chapters/ch03-streams/03-both-directions");
+    fprintf(csv.file,
+            "# unit: GB/s (10^9 bytes per second), median of %d; *_loaded: that direction's "
+            "copy while the other direction runs; total_both: every byte moved either way "
+            "over the time both took, %d copies each way\n"
+            "bytes,h2d_alone,d2h_alone,h2d_loaded,d2h_loaded,total_both\n",
+            opt->reps, ROUNDS);
+    for (int s = 0; s < opt->size_count; s++)
+        fprintf(csv.file, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt->sizes[s], results[s].h2d_alone,
+                results[s].d2h_alone, results[s].h2d_loaded, results[s].d2h_loaded,
+                results[s].total);
+    measure_csv_close(&csv);
+}
+
 int main(int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
@@ -197,29 +246,8 @@ int main(int argc, char **argv)
     gpu_work_require("to release both streams at the same instant");
     CUDA_CHECK(gpu_work_keep_busy(r.gate, 0)); /* loads the kernel, untimed */
 
-    printf("Copies from pinned memory, one way and both ways at once; GB/s, median of %d\n",
-           opt.reps);
-    printf("  %10s %9s %9s  %9s %9s %9s  %9s\n", "size", "H2D", "D2H", "H2D", "D2H", "sum",
-           "total");
-    printf("  %10s %19s  %29s  %9s\n", "", "(alone)", "(each while the other runs)", "(both)");
     figures results[MAX_SIZES];
-    for (int s = 0; s < opt.size_count; s++) {
-        size_t bytes = opt.sizes[s];
-        (void)alone_gb_per_s(&r, bytes, true); /* warm-up, untimed */
-        (void)alone_gb_per_s(&r, bytes, false);
-        figures f = results[s] = measure(&r, bytes, opt.reps);
-        printf("  %10s %9.1f %9.1f  %9.1f %9.1f %9.1f  %9.1f\n",
-               format_bytes(bytes, size, sizeof size), f.h2d_alone, f.d2h_alone, f.h2d_loaded,
-               f.d2h_loaded, f.h2d_loaded + f.d2h_loaded, f.total);
-    }
-    figures last = results[opt.size_count - 1];
-    double one_way = last.h2d_alone > last.d2h_alone ? last.h2d_alone : last.d2h_alone;
-    printf("\nBoth directions together moved %.1f GB/s, %.2f times the faster direction alone\n"
-           "(%.1f GB/s), not 2: each direction slowed to %.1f and %.1f GB/s while the other ran.\n"
-           "nvbandwidth's bidirectional tests report such a figure, one direction while the\n"
-           "other runs; add its two to compare with the total here.\n",
-           last.total, one_way > 0 ? last.total / one_way : 0, one_way, last.h2d_loaded,
-           last.d2h_loaded);
+    compare_directions(&r, &opt, results);
 
     /* Both ways once more, into poisoned destinations, and everything checked. */
     memset(r.h_down, POISON, largest);
@@ -237,23 +265,8 @@ int main(int argc, char **argv)
         printf("verified: %s copied both ways at once arrived intact each way\n",
                format_bytes(largest, size, sizeof size));
 
-    if (failure == NULL && opt.csv_dir != NULL) {
-        measure_csv csv;
-        measure_csv_create(&csv, opt.csv_dir, "bidirectional.csv",
-                           "copies one way and both ways at once, pinned memory, two streams",
-                           "chapters/ch03-streams/03-both-directions");
-        fprintf(csv.file,
-                "# unit: GB/s (10^9 bytes per second), median of %d; *_loaded: that direction's "
-                "copy while the other direction runs; total_both: every byte moved either way "
-                "over the time both took, %d copies each way\n"
-                "bytes,h2d_alone,d2h_alone,h2d_loaded,d2h_loaded,total_both\n",
-                opt.reps, ROUNDS);
-        for (int s = 0; s < opt.size_count; s++)
-            fprintf(csv.file, "%zu,%.2f,%.2f,%.2f,%.2f,%.2f\n", opt.sizes[s], results[s].h2d_alone,
-                    results[s].d2h_alone, results[s].h2d_loaded, results[s].d2h_loaded,
-                    results[s].total);
-        measure_csv_close(&csv);
-    }
+    if (failure == NULL && opt.csv_dir != NULL)
+        write_measurements(&opt, results);
 
     for (int i = 0; i <= ROUNDS; i++) {
         CUDA_CHECK(cudaEventDestroy(r.up_marks[i]));

@@ -161,6 +161,111 @@ static void write_timeline(const work *w, int k, FILE *out)
                     elapsed_ms(w->start, w->marks[c][stage + 1]));
 }
 
+/* What the pipeline is measured against: the serial version, each stage timed (medians of
+ * `reps` runs after a warm-up) and the whole. */
+static double measure_serial(work *w, int reps, double stage_ms[STAGES])
+{
+    double samples[STAGES + 1][MAX_REPS];
+    serial(w, stage_ms); /* warm-up: loads the kernel, touches the buffers */
+    for (int r = 0; r < reps; r++) {
+        serial(w, stage_ms);
+        samples[STAGES][r] = 0;
+        for (int stage = 0; stage < STAGES; stage++) {
+            samples[stage][r] = stage_ms[stage];
+            samples[STAGES][r] += stage_ms[stage];
+        }
+    }
+    for (int stage = 0; stage < STAGES; stage++)
+        stage_ms[stage] = median_of(samples[stage], (size_t)reps);
+    return median_of(samples[STAGES], (size_t)reps);
+}
+
+/* The pipeline over 1 to max_streams streams, each run's result checked: the median times go
+ * to pipelined_ms[k], a line each, then what they show. Returns what went wrong, or NULL. */
+static const char *compare_stream_counts(work *w, const options *opt, const float *h_expected,
+                                         double serial_ms, double ideal_ms,
+                                         double pipelined_ms[MAX_STREAMS + 1])
+{
+    const size_t bytes = opt->floats * sizeof(float);
+    const char *failure = NULL;
+    printf("  %7s %12s %10s %14s\n", "streams", "pipelined", "speed-up", "time / ideal");
+    for (int k = 1; k <= opt->max_streams && failure == NULL; k++) {
+        double samples[MAX_REPS];
+        for (int r = 0; r < opt->reps; r++) {
+            memset(w->h_out, POISON, bytes);
+            samples[r] = pipelined(w, k);
+            if (memcmp(w->h_out, h_expected, bytes) != 0)
+                failure = "a pipelined run's result differs from the host's";
+        }
+        pipelined_ms[k] = median_of(samples, (size_t)opt->reps);
+        printf("  %7d %9.3f ms %9.2fx %14.2f\n", k, pipelined_ms[k], serial_ms / pipelined_ms[k],
+               pipelined_ms[k] / ideal_ms);
+    }
+    if (failure == NULL && opt->max_streams >= 2) {
+        double best = pipelined_ms[1];
+        int best_k = 1;
+        for (int k = 2; k <= opt->max_streams; k++)
+            if (pipelined_ms[k] < best)
+                best = pipelined_ms[k], best_k = k;
+        printf("\nOne stream does the chunks one after the other, no faster than serial. From two\n"
+               "streams on, one chunk's copy up overlaps another's copy down; the best here, %d\n"
+               "streams, took %.2f times the ideal and ran %.2f times faster than serial. The\n"
+               "ideal assumes each stage as fast as alone, and copies both ways at once are\n"
+               "each a little slower than one way alone (03-both-directions).\n",
+               best_k, best / ideal_ms, serial_ms / best);
+    }
+    return failure;
+}
+
+/* overlap.csv (the times above) and timeline.csv (one more run over timeline_streams streams,
+ * each stage's start and end) in opt->csv_dir. Returns what went wrong, or NULL. */
+static const char *write_measurements(work *w, const options *opt, const float *h_expected,
+                                      const double stage_ms[STAGES], double serial_ms,
+                                      double ideal_ms, const double pipelined_ms[])
+{
+    const size_t bytes = opt->floats * sizeof(float);
+    const char *failure = NULL;
+    device_info info;
+    char date[32];
+    CUDA_CHECK(device_info_query(0, &info));
+    measure_date_now(date, sizeof date);
+    measure_dir_create(opt->csv_dir);
+    measure_csv csv;
+    char what[256];
+    snprintf(what, sizeof what,
+             "a chunked pipeline (copy up, y = %g x + %g, copy down) over 1 to %d streams, "
+             "%zu floats in %d chunks",
+             SCALE, OFFSET, opt->max_streams, opt->floats, w->chunks);
+    measure_csv_open(&csv, opt->csv_dir, "overlap.csv", what, &info, date,
+                     "chapters/ch03-streams/04-pipeline");
+    fprintf(csv.file,
+            "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
+            "longest stage of the serial version; bytes: the data each way, in chunks\n"
+            "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms,bytes,chunks\n",
+            opt->reps);
+    for (int k = 1; k <= opt->max_streams; k++)
+        fprintf(csv.file, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,%d\n", k, serial_ms,
+                pipelined_ms[k], ideal_ms, stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H], bytes,
+                w->chunks);
+    measure_csv_close(&csv);
+
+    memset(w->h_out, POISON, bytes);
+    double total_ms = pipelined(w, opt->timeline_streams);
+    if (memcmp(w->h_out, h_expected, bytes) != 0)
+        failure = "the timeline run's result differs from the host's";
+    snprintf(what, sizeof what,
+             "the timeline of one pipeline run over %d streams, %zu floats in %d chunks, "
+             "%.3f ms in all",
+             opt->timeline_streams, opt->floats, w->chunks, total_ms);
+    measure_csv_open(&csv, opt->csv_dir, "timeline.csv", what, &info, date,
+                     "chapters/ch03-streams/04-pipeline");
+    fprintf(csv.file, "# unit: milliseconds after the run's start event; a stage starts "
+                      "when its stream reaches it\n");
+    write_timeline(w, opt->timeline_streams, csv.file);
+    measure_csv_close(&csv);
+    return failure;
+}
+
 int main(int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
@@ -195,23 +300,9 @@ int main(int argc, char **argv)
     gpu_work_require("to compute each chunk");
 
     /* Serial, with each stage timed: the reference for the pipeline. */
-    double stage_ms[STAGES], serial_ms, ideal_ms;
-    {
-        double samples[STAGES + 1][MAX_REPS];
-        serial(w, stage_ms); /* warm-up: loads the kernel, touches the buffers */
-        for (int r = 0; r < opt.reps; r++) {
-            serial(w, stage_ms);
-            samples[STAGES][r] = 0;
-            for (int stage = 0; stage < STAGES; stage++) {
-                samples[stage][r] = stage_ms[stage];
-                samples[STAGES][r] += stage_ms[stage];
-            }
-        }
-        for (int stage = 0; stage < STAGES; stage++)
-            stage_ms[stage] = median_of(samples[stage], (size_t)opt.reps);
-        serial_ms = median_of(samples[STAGES], (size_t)opt.reps);
-    }
-    ideal_ms = fmax(stage_ms[H2D], fmax(stage_ms[KERNEL], stage_ms[D2H]));
+    double stage_ms[STAGES];
+    const double serial_ms = measure_serial(w, opt.reps, stage_ms);
+    const double ideal_ms = fmax(stage_ms[H2D], fmax(stage_ms[KERNEL], stage_ms[D2H]));
     if (memcmp(w->h_out, h_expected, bytes) != 0)
         failure = "the serial version's result differs from the host's";
     printf("y = %.0f x + %.0f over %s (%zu floats), in %d chunks of up to %s\n", SCALE, OFFSET,
@@ -221,74 +312,12 @@ int main(int argc, char **argv)
            stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H], serial_ms);
     printf("ideal: the longest stage alone, %.3f ms\n\n", ideal_ms);
 
-    printf("  %7s %12s %10s %14s\n", "streams", "pipelined", "speed-up", "time / ideal");
     double pipelined_ms[MAX_STREAMS + 1] = {0};
-    for (int k = 1; k <= opt.max_streams && failure == NULL; k++) {
-        double samples[MAX_REPS];
-        for (int r = 0; r < opt.reps; r++) {
-            memset(w->h_out, POISON, bytes);
-            samples[r] = pipelined(w, k);
-            if (memcmp(w->h_out, h_expected, bytes) != 0)
-                failure = "a pipelined run's result differs from the host's";
-        }
-        pipelined_ms[k] = median_of(samples, (size_t)opt.reps);
-        printf("  %7d %9.3f ms %9.2fx %14.2f\n", k, pipelined_ms[k], serial_ms / pipelined_ms[k],
-               pipelined_ms[k] / ideal_ms);
-    }
-    if (failure == NULL && opt.max_streams >= 2) {
-        double best = pipelined_ms[1];
-        int best_k = 1;
-        for (int k = 2; k <= opt.max_streams; k++)
-            if (pipelined_ms[k] < best)
-                best = pipelined_ms[k], best_k = k;
-        printf("\nOne stream does the chunks one after the other, no faster than serial. From two\n"
-               "streams on, one chunk's copy up overlaps another's copy down; the best here, %d\n"
-               "streams, took %.2f times the ideal and ran %.2f times faster than serial. The\n"
-               "ideal assumes each stage as fast as alone, and copies both ways at once are\n"
-               "each a little slower than one way alone (03-both-directions).\n",
-               best_k, best / ideal_ms, serial_ms / best);
-    }
-
-    if (failure == NULL && opt.csv_dir != NULL) {
-        device_info info;
-        char date[32];
-        CUDA_CHECK(device_info_query(0, &info));
-        measure_date_now(date, sizeof date);
-        measure_dir_create(opt.csv_dir);
-        measure_csv csv;
-        char what[256];
-        snprintf(what, sizeof what,
-                 "a chunked pipeline (copy up, y = %g x + %g, copy down) over 1 to %d streams, "
-                 "%zu floats in %d chunks",
-                 SCALE, OFFSET, opt.max_streams, opt.floats, w->chunks);
-        measure_csv_open(&csv, opt.csv_dir, "overlap.csv", what, &info, date,
-                         "chapters/ch03-streams/04-pipeline");
-        fprintf(csv.file,
-                "# unit: milliseconds, CUDA events, median of %d runs; ideal_ms: the "
-                "longest stage of the serial version; bytes: the data each way, in chunks\n"
-                "streams,serial_ms,pipelined_ms,ideal_ms,h2d_ms,kernel_ms,d2h_ms,bytes,chunks\n",
-                opt.reps);
-        for (int k = 1; k <= opt.max_streams; k++)
-            fprintf(csv.file, "%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%zu,%d\n", k, serial_ms,
-                    pipelined_ms[k], ideal_ms, stage_ms[H2D], stage_ms[KERNEL], stage_ms[D2H],
-                    bytes, w->chunks);
-        measure_csv_close(&csv);
-
-        memset(w->h_out, POISON, bytes);
-        double total_ms = pipelined(w, opt.timeline_streams);
-        if (memcmp(w->h_out, h_expected, bytes) != 0)
-            failure = "the timeline run's result differs from the host's";
-        snprintf(what, sizeof what,
-                 "the timeline of one pipeline run over %d streams, %zu floats in %d chunks, "
-                 "%.3f ms in all",
-                 opt.timeline_streams, opt.floats, w->chunks, total_ms);
-        measure_csv_open(&csv, opt.csv_dir, "timeline.csv", what, &info, date,
-                         "chapters/ch03-streams/04-pipeline");
-        fprintf(csv.file, "# unit: milliseconds after the run's start event; a stage starts "
-                          "when its stream reaches it\n");
-        write_timeline(w, opt.timeline_streams, csv.file);
-        measure_csv_close(&csv);
-    }
+    if (failure == NULL)
+        failure = compare_stream_counts(w, &opt, h_expected, serial_ms, ideal_ms, pipelined_ms);
+    if (failure == NULL && opt.csv_dir != NULL)
+        failure =
+            write_measurements(w, &opt, h_expected, stage_ms, serial_ms, ideal_ms, pipelined_ms);
 
     for (int c = 0; c < w->chunks; c++)
         for (int m = 0; m <= STAGES; m++)

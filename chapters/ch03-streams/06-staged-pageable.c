@@ -326,10 +326,69 @@ static void write_csv(const char *dir, const char *name, const char *what, resul
     measure_csv_close(&csv);
 }
 
+/* One direction: the plain copies from pageable and from pinned memory, then every staged
+ * copier of the sweep, with a pool of threads and with threads created per chunk, a line each,
+ * into results; and the best of them. Returns what went wrong, or NULL. */
+static const char *sweep_direction(stager *s, rig *r, const options *opt, enum direction d,
+                                   result *results, double *pageable, double *pinned)
+{
+    static const char *const direction_names[2] = {"host to device", "device to host"};
+    char size[32], chunk_text[32];
+    *pageable = plain_gb_per_s(r, d, false, opt->reps);
+    *pinned = plain_gb_per_s(r, d, true, opt->reps);
+    printf("%s, %s from pageable memory: plain cudaMemcpy %.1f GB/s, pinned cudaMemcpy %.1f "
+           "GB/s\n",
+           direction_names[d], format_bytes(r->bytes, size, sizeof size), *pageable, *pinned);
+    printf("  %7s %7s %9s %11s %14s %9s %9s\n", "threads", "buffers", "chunk", "pool GB/s",
+           "per-chunk GB/s", "x plain", "of pinned");
+    int n = 0;
+    for (int t = 0; t < opt->threads.count; t++) {
+        host_pool *pool = host_pool_create((unsigned)opt->threads.values[t]);
+        if (pool == NULL)
+            return "could not start the pool of threads";
+        for (int b = 0; b < opt->buffers.count; b++)
+            for (int c = 0; c < opt->chunks.count; c++) {
+                result *res = &results[n++];
+                *res = (result){(unsigned)opt->threads.values[t],
+                                (int)opt->buffers.values[b],
+                                opt->chunks.values[c],
+                                0,
+                                0,
+                                0};
+                s->threads = res->threads;
+                s->buffers = res->buffers;
+                s->chunk = res->chunk;
+                s->pool = pool;
+                res->pool_gb_per_s = staged_gb_per_s(s, r, d, opt->reps);
+                s->pool = NULL;
+                res->per_chunk_gb_per_s = staged_gb_per_s(s, r, d, opt->reps);
+                printf("  %7u %7d %9s %11.1f %14.1f %9.2f %8.0f%%\n", res->threads, res->buffers,
+                       format_bytes(res->chunk, chunk_text, sizeof chunk_text), res->pool_gb_per_s,
+                       res->per_chunk_gb_per_s, res->pool_gb_per_s / *pageable,
+                       100 * res->pool_gb_per_s / *pinned);
+                fflush(stdout);
+                if (res->pool_gb_per_s < 0 || res->per_chunk_gb_per_s < 0) {
+                    host_pool_destroy(pool);
+                    return "a staged copy did not deliver its data intact";
+                }
+            }
+        host_pool_destroy(pool);
+    }
+    result best = results[0];
+    for (int i = 1; i < n; i++)
+        if (results[i].pool_gb_per_s > best.pool_gb_per_s)
+            best = results[i];
+    printf("  best: %u threads, %d buffers of %s: %.1f GB/s, %.1f times plain pageable "
+           "cudaMemcpy,\n  %.0f%% of pinned; threads created per chunk instead: %.1f GB/s\n\n",
+           best.threads, best.buffers, format_bytes(best.chunk, chunk_text, sizeof chunk_text),
+           best.pool_gb_per_s, best.pool_gb_per_s / *pageable, 100 * best.pool_gb_per_s / *pinned,
+           best.per_chunk_gb_per_s);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     options opt = parse_options(argc, argv);
-    char size[32], chunk_text[32];
     const char *failure = NULL;
     rig r = {.bytes = opt.bytes};
     r.h_src = host_alloc(r.bytes);
@@ -359,62 +418,10 @@ int main(int argc, char **argv)
                           calloc((size_t)cases, sizeof(result))};
     if (results[0] == NULL || results[1] == NULL)
         return verdict("out of host memory");
-    const char *direction_names[2] = {"host to device", "device to host"};
     double pageable[2], pinned[2];
-    for (int d = TO_DEVICE; d <= TO_HOST && failure == NULL; d++) {
-        pageable[d] = plain_gb_per_s(&r, (enum direction)d, false, opt.reps);
-        pinned[d] = plain_gb_per_s(&r, (enum direction)d, true, opt.reps);
-        printf("%s, %s from pageable memory: plain cudaMemcpy %.1f GB/s, pinned cudaMemcpy %.1f "
-               "GB/s\n",
-               direction_names[d], format_bytes(r.bytes, size, sizeof size), pageable[d],
-               pinned[d]);
-        printf("  %7s %7s %9s %11s %14s %9s %9s\n", "threads", "buffers", "chunk", "pool GB/s",
-               "per-chunk GB/s", "x plain", "of pinned");
-        int n = 0;
-        for (int t = 0; t < opt.threads.count; t++) {
-            host_pool *pool = host_pool_create((unsigned)opt.threads.values[t]);
-            if (pool == NULL) {
-                failure = "could not start the pool of threads";
-                break;
-            }
-            for (int b = 0; b < opt.buffers.count; b++)
-                for (int c = 0; c < opt.chunks.count && failure == NULL; c++) {
-                    result *res = &results[d][n++];
-                    *res = (result){(unsigned)opt.threads.values[t],
-                                    (int)opt.buffers.values[b],
-                                    opt.chunks.values[c],
-                                    0,
-                                    0,
-                                    0};
-                    s.threads = res->threads;
-                    s.buffers = res->buffers;
-                    s.chunk = res->chunk;
-                    s.pool = pool;
-                    res->pool_gb_per_s = staged_gb_per_s(&s, &r, (enum direction)d, opt.reps);
-                    s.pool = NULL;
-                    res->per_chunk_gb_per_s = staged_gb_per_s(&s, &r, (enum direction)d, opt.reps);
-                    if (res->pool_gb_per_s < 0 || res->per_chunk_gb_per_s < 0)
-                        failure = "a staged copy did not deliver its data intact";
-                    printf("  %7u %7d %9s %11.1f %14.1f %9.2f %8.0f%%\n", res->threads,
-                           res->buffers, format_bytes(res->chunk, chunk_text, sizeof chunk_text),
-                           res->pool_gb_per_s, res->per_chunk_gb_per_s,
-                           res->pool_gb_per_s / pageable[d], 100 * res->pool_gb_per_s / pinned[d]);
-                    fflush(stdout);
-                }
-            host_pool_destroy(pool);
-        }
-        if (failure != NULL)
-            break;
-        result best = results[d][0];
-        for (int i = 1; i < n; i++)
-            if (results[d][i].pool_gb_per_s > best.pool_gb_per_s)
-                best = results[d][i];
-        printf("  best: %u threads, %d buffers of %s: %.1f GB/s, %.1f times plain pageable "
-               "cudaMemcpy,\n  %.0f%% of pinned; threads created per chunk instead: %.1f GB/s\n\n",
-               best.threads, best.buffers, format_bytes(best.chunk, chunk_text, sizeof chunk_text),
-               best.pool_gb_per_s, best.pool_gb_per_s / pageable[d],
-               100 * best.pool_gb_per_s / pinned[d], best.per_chunk_gb_per_s);
-    }
+    for (int d = TO_DEVICE; d <= TO_HOST && failure == NULL; d++)
+        failure =
+            sweep_direction(&s, &r, &opt, (enum direction)d, results[d], &pageable[d], &pinned[d]);
     if (failure == NULL) {
         printf("Why the others lose: one buffer leaves the GPU idle while the threads fill it and\n"
                "the threads idle while it is sent; few threads copy no faster than one CPU core\n"

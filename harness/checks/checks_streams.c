@@ -45,6 +45,15 @@ bool trace_stream_is_non_blocking(cudaStream_t stream)
     return false;
 }
 
+/* Whether what is queued on `on` after `stream`'s work waits for it: the same stream, or the
+ * legacy default stream, which waits for every blocking stream's earlier work (the per-thread
+ * default stream is a blocking one; the runtime's reference, "Stream synchronization
+ * behavior"). */
+static bool comes_after(cudaStream_t on, cudaStream_t stream)
+{
+    return on == stream || (is_legacy_default_stream(on) && !trace_stream_is_non_blocking(stream));
+}
+
 /* Whether `call` (at position `at`) makes the host wait for what `stream` held at `after`. */
 static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, size_t after)
 {
@@ -54,16 +63,12 @@ static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, s
     case TRACED_cudaDeviceSynchronize: return true;
     case TRACED_cudaStreamSynchronize:
     case TRACED_cudaStreamQuery: /* a query that says "done" is a wait that already ended */
-        /* The legacy default stream waits for the blocking streams (not for non-blocking ones,
-         * nor for per-thread default streams). */
-        return call->stream == stream ||
-               (is_legacy_default_stream(call->stream) && stream != cudaStreamPerThread &&
-                !trace_stream_is_non_blocking(stream));
+        return comes_after(call->stream, stream);
     case TRACED_cudaEventSynchronize:
     case TRACED_cudaEventQuery: {
         const traced_call *record = trace_last_on_event(TRACED_cudaEventRecord, call->event, at);
         return record != NULL && record->result == cudaSuccess && trace_position(record) > after &&
-               record->stream == stream;
+               comes_after(record->stream, stream);
     }
     default: return false;
     }

@@ -279,8 +279,9 @@ bool trace_stream_is_non_blocking(cudaStream_t stream);
 /* The first successful call after position `after` that leaves the host knowing that
  * everything `stream` held at `after` has finished: cudaDeviceSynchronize,
  * cudaStreamSynchronize or a cudaStreamQuery that says done, of that stream or of the legacy
- * default stream where `stream` is a blocking one, or cudaEventSynchronize or a cudaEventQuery
- * that says done, of an event recorded on `stream` after `after`. NULL if none. */
+ * default stream where `stream` is a blocking one (the per-thread default stream is), or
+ * cudaEventSynchronize or a cudaEventQuery that says done, of an event recorded after `after`
+ * on `stream`, or on the legacy default stream where that waits for `stream`. NULL if none. */
 const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
 /* The learner's calls as a timeline, one line each, for a failure message: the host clock
  * when each returned, from the first call, the stream it went to (streams named A, B, C in

@@ -109,19 +109,6 @@ static bool is_legacy(cudaStream_t stream)
     return stream == 0 || stream == cudaStreamLegacy;
 }
 
-/* Whether `stream` synchronises with the legacy default stream: every stream does, except one
- * created with cudaStreamNonBlocking. */
-static bool is_blocking(cudaStream_t stream)
-{
-    for (size_t i = 0; i < trace_count(); i++) {
-        const traced_call *call = trace_get(i);
-        if (call->function == TRACED_cudaStreamCreateWithFlags && call->handle == stream &&
-            call->result == cudaSuccess)
-            return (call->flags & cudaStreamNonBlocking) == 0;
-    }
-    return true;
-}
-
 static bool is_copy_up(const traced_call *call)
 {
     return call->dst_location == LOCATION_DEVICE;
@@ -202,7 +189,7 @@ static const char *overlap_problem(void)
             }
             const traced_call *legacy = is_legacy(a->stream) ? a : is_legacy(b->stream) ? b : NULL;
             const traced_call *other = legacy == a ? b : a;
-            if (legacy != NULL && is_blocking(other->stream)) {
+            if (legacy != NULL && !trace_stream_is_non_blocking(other->stream)) {
                 snprintf(problem, sizeof problem,
                          "the copy %s was queued on the legacy default stream (0). That stream "
                          "waits for the work of every other blocking stream before it starts "
@@ -217,30 +204,6 @@ static const char *overlap_problem(void)
     return NULL;
 }
 
-/* Whether the call at position `at` made the host wait for what was queued on `stream` at
- * position `queued`. */
-static bool waits_for(size_t at, cudaStream_t stream, size_t queued)
-{
-    const traced_call *call = trace_get(at);
-    if (call->result != cudaSuccess)
-        return false;
-    /* A wait on the legacy default stream covers the blocking streams' earlier work. */
-    const bool covers = is_legacy(stream) || is_blocking(stream);
-    switch (call->function) {
-    case TRACED_cudaDeviceSynchronize: return true;
-    case TRACED_cudaStreamSynchronize:
-    case TRACED_cudaStreamQuery:
-        return call->stream == stream || (is_legacy(call->stream) && covers);
-    case TRACED_cudaEventSynchronize:
-    case TRACED_cudaEventQuery: {
-        const traced_call *record = trace_last_on_event(TRACED_cudaEventRecord, call->event, at);
-        return record != NULL && trace_position(record) > queued &&
-               (record->stream == stream || (is_legacy(record->stream) && covers));
-    }
-    default: return false;
-    }
-}
-
 /* A sentence naming the first copy the host did not wait for; NULL if it waited for all. */
 static const char *wait_problem(void)
 {
@@ -249,10 +212,7 @@ static const char *wait_problem(void)
         const traced_call *copy = trace_get(i);
         if (copy->function != TRACED_cudaMemcpyAsync || copy->result != cudaSuccess)
             continue;
-        bool waited = false;
-        for (size_t j = i + 1; j < trace_count() && !waited; j++)
-            waited = waits_for(j, copy->stream, i);
-        if (!waited) {
+        if (trace_wait_for_stream(copy->stream, i) == NULL) {
             snprintf(problem, sizeof problem,
                      "copy_both_directions returned without waiting for the copy %s (call %zu, "
                      "on %s): cudaMemcpyAsync only queues a copy, so when the function returns "
