@@ -105,7 +105,7 @@ color_flag=--no-color
 runnable=() unasked='' folders=() stale=() sources=0 compiled=0
 for exercise in "$@"; do
     folders+=("$results/${exercise%/*}")
-    stale+=("$results/$exercise.json")
+    stale+=("$results/$exercise.json" "$results/$exercise.fields")
 done
 mkdir -p "${folders[@]}" && rm -f "${stale[@]}"
 for exercise in "$@"; do
@@ -147,7 +147,8 @@ touch "$times"
 while read -r host exercise; do
     shares[host]+=" --module build/modules/tests/$exercise.so"
     shares[host]+=" --learner build/modules/$tree/$exercise.so --source $tree/$exercise.c"
-    shares[host]+=" --json $results/$exercise.json --report $results/$exercise.report"
+    shares[host]+=" --json $results/$exercise.json --fields $results/$exercise.fields"
+    shares[host]+=" --report $results/$exercise.report"
 done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done |
          awk 'FILENAME == ARGV[1] { took[$2] = $1; next } { print ($0 in took ? took[$0] : 1), $0 }' \
              "$times" - | sort -k1,1gr |
@@ -169,19 +170,25 @@ for host in "${!running[@]}"; do
     fi
 done
 : >"$times.new"
-# Read with the shell's own $(<file), which starts no process: a process for each exercise's
-# report and record would cost more than the rest of make check together.
+# Read with the shell's own $(<file) and read, which start no process: a process for each
+# exercise's report and record would cost more than the rest of make check together. The
+# record is the test host's lines for the shell (--fields), not its JSON.
 for exercise in "$@"; do
-    report='' record=''
+    report='' status='' note='' seconds=''
     [[ -f $results/$exercise.report ]] && report=$(<"$results/$exercise.report")
-    [[ -f $results/$exercise.json ]] && record=$(<"$results/$exercise.json")
+    if [[ -f $results/$exercise.fields ]]; then
+        while IFS=$'\t' read -r key value _; do
+            case $key in
+            status) status=$value ;;
+            note) note=$value ;;
+            seconds) seconds=$value ;;
+            esac
+        done <"$results/$exercise.fields"
+    fi
     # Without a GPU the tests that need none still ran; the reason is the machine's, said once.
     # (An untouched stub is "not started", GPU or not; its record's note says why none ran.)
-    if [[ $record =~ \"status\":\ \"(no_gpu|not_started)\",$'\n'\ \ \"note\":\ \"([^\"]+)\" ]]; then
-        no_gpu=${BASH_REMATCH[2]}
-    fi
-    [[ $record =~ $'\n''  "seconds": '([0-9.]+), ]] &&
-        echo "${BASH_REMATCH[1]} $exercise" >>"$times.new"
+    [[ ($status == no_gpu || $status == not_started) && -n $note ]] && no_gpu=$note
+    [[ -n $seconds ]] && echo "$seconds $exercise" >>"$times.new"
     [[ -z $refused && -n $report ]] && printf '%s\n' "$report"
 done
 mv "$times.new" "$times"

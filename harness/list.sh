@@ -24,11 +24,13 @@ done < <(test_files=("${course_exercises[@]/#/tests/}")
 
 done_count=0
 for id in "${course_exercises[@]}"; do
-    source=exercises/$id.c record=build/results/exercises/$id.json status='' colour=$red
+    source=exercises/$id.c record=build/results/exercises/$id.fields status='' colour=$red
     if [[ ! -f $source ]]; then
         state=missing
     elif [[ -f $record && ! $source -nt $record ]]; then
-        [[ $(<"$record") =~ \"status\":\ \"([a-z_]+)\" ]] && status=${BASH_REMATCH[1]}
+        while IFS=$'\t' read -r key value _; do
+            [[ $key == status ]] && status=$value
+        done <"$record"
         case $status in
         passed) state=done colour=$green done_count=$((done_count + 1)) ;;
         not_started) state="not started" colour='' ;;

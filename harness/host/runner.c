@@ -28,8 +28,9 @@
  *   options: --tally FILE, --color|--no-color, --verbose, --rubric, --result-fd N
  *   exercise options, for the module named before them:
  *            --learner FILE (the learner's module: their file and its dispatchers),
- *            --source FILE, --json FILE, --report FILE (the block goes to that file, not to
- *            standard output), --skip-timed (as COURSE_SKIP_TIMED=1, for this exercise alone)
+ *            --source FILE, --json FILE, --fields FILE (the same record as lines for the
+ *            shell: report.c), --report FILE (the block goes to that file, not to standard
+ *            output), --skip-timed (as COURSE_SKIP_TIMED=1, for this exercise alone)
  * Exit status: 0 all tests passed, 1 some failed, 2 usage, 77 no CUDA device.
  * COURSE_TEST_TIMEOUT: seconds one test may take (default 20).
  * COURSE_RUNNER_STATS=1: where the time and the workers went, on standard error.
@@ -279,8 +280,8 @@ static _Noreturn void usage(const char *program, const char *problem)
     fprintf(stderr,
             "%s%s%susage: %s [--tally FILE] [--color|--no-color] [--verbose] [--rubric] "
             "[--result-fd N] --module FILE [EXERCISE-OPTION...] [--module FILE ...]...\n"
-            "  exercise options: --learner FILE, --source FILE, --json FILE, --report FILE, "
-            "--skip-timed\n",
+            "  exercise options: --learner FILE, --source FILE, --json FILE, --fields FILE, "
+            "--report FILE, --skip-timed\n",
             problem ? program : "", problem ? ": " : "", problem ? problem : "", program);
     exit(2);
 }
@@ -303,8 +304,8 @@ static void read_options(int argc, char **argv, report_options *shared, bool *ru
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         bool per_exercise = strcmp(arg, "--source") == 0 || strcmp(arg, "--json") == 0 ||
-                            strcmp(arg, "--report") == 0 || strcmp(arg, "--skip-timed") == 0 ||
-                            strcmp(arg, "--learner") == 0;
+                            strcmp(arg, "--fields") == 0 || strcmp(arg, "--report") == 0 ||
+                            strcmp(arg, "--skip-timed") == 0 || strcmp(arg, "--learner") == 0;
         if (per_exercise && current == NULL)
             usage(argv[0], "an exercise option before any --module");
         if (strcmp(arg, "--module") == 0 && has_value) {
@@ -316,6 +317,8 @@ static void read_options(int argc, char **argv, report_options *shared, bool *ru
             current->options.source = argv[++i];
         else if (strcmp(arg, "--json") == 0 && has_value)
             current->options.json_path = argv[++i];
+        else if (strcmp(arg, "--fields") == 0 && has_value)
+            current->options.fields_path = argv[++i];
         else if (strcmp(arg, "--report") == 0 && has_value)
             current->report_path = argv[++i];
         else if (strcmp(arg, "--skip-timed") == 0)
@@ -356,6 +359,7 @@ static void settle_entries(const char *program, const report_options *shared, bo
         e->options.exercise = e->info;
         e->options.source = own.source;
         e->options.json_path = own.json_path;
+        e->options.fields_path = own.fields_path;
         e->skip_timed |= skip_timed;
         if (!rubric_only && e->learner == NULL)
             usage(program, "an exercise without its learner's module (--learner)");

@@ -155,6 +155,42 @@ static const char *status_word(const report_options *options, const test_outcome
                                                    : "failed";
 }
 
+/* Text as harness/report/rubric.awk writes it: a backslash, a tab and a newline escaped. */
+static void print_escaped(FILE *out, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        if (*c == '\\')
+            fputs("\\\\", out);
+        else if (*c == '\t')
+            fputs("\\t", out);
+        else if (*c == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*c, out);
+}
+
+/* The record as lines a shell reads with `read` and no other process (make check's, make
+ * list's, the self-test's), fields apart by tabs, text escaped as the rubric's:
+ *   status  STATUS
+ *   note    NOTE
+ *   seconds SECONDS
+ *   points  POINTS  MAX_POINTS
+ *   test    1|0     NAME      (passed or not, one line a test) */
+static void write_fields_record(FILE *out, const report_options *options,
+                                const test_outcome *outcomes, int count, const char *status,
+                                const char *note)
+{
+    totals sum = add_up(outcomes, count);
+    fprintf(out, "status\t%s\nnote\t", status);
+    print_escaped(out, note ? note : "");
+    fprintf(out, "\nseconds\t%.2f\npoints\t%d\t%d\n", options->seconds, sum.points, sum.max_points);
+    for (int t = 0; t < count; t++) {
+        fprintf(out, "test\t%d\t", outcomes[t].passed ? 1 : 0);
+        print_escaped(out, outcomes[t].sentence);
+        fputc('\n', out);
+    }
+}
+
 static void write_json_record(FILE *out, const report_options *options,
                               const test_outcome *outcomes, int count, const char *status,
                               const char *note)
@@ -190,26 +226,39 @@ static void write_json_record(FILE *out, const report_options *options,
     fputs("\n  ]\n}\n", out);
 }
 
-/* The file is written to a temporary name and renamed, so a reader never sees
+/* Each file is written to a temporary name and renamed, so a reader never sees
  * half a file. The result channel (--result-fd, make grade's) gets the same
  * record, one exercise's after another; the grader reads them to the channel's end. */
+typedef void record_writer(FILE *out, const report_options *options, const test_outcome *outcomes,
+                           int count, const char *status, const char *note);
+
+static void write_record_file(const char *path, record_writer *writer,
+                              const report_options *options, const test_outcome *outcomes,
+                              int count, const char *status, const char *note)
+{
+    if (path == NULL)
+        return;
+    char temporary[4096];
+    snprintf(temporary, sizeof temporary, "%s.tmp", path);
+    FILE *out = fopen(temporary, "w");
+    if (out == NULL) {
+        perror(temporary);
+        exit(2);
+    }
+    writer(out, options, outcomes, count, status, note);
+    if (fclose(out) != 0 || rename(temporary, path) != 0) {
+        perror(path);
+        exit(2);
+    }
+}
+
 static void write_json(const report_options *options, const test_outcome *outcomes, int count,
                        const char *status, const char *note)
 {
-    if (options->json_path != NULL) {
-        char temporary[4096];
-        snprintf(temporary, sizeof temporary, "%s.tmp", options->json_path);
-        FILE *out = fopen(temporary, "w");
-        if (out == NULL) {
-            perror(temporary);
-            exit(2);
-        }
-        write_json_record(out, options, outcomes, count, status, note);
-        if (fclose(out) != 0 || rename(temporary, options->json_path) != 0) {
-            perror(options->json_path);
-            exit(2);
-        }
-    }
+    write_record_file(options->json_path, write_json_record, options, outcomes, count, status,
+                      note);
+    write_record_file(options->fields_path, write_fields_record, options, outcomes, count, status,
+                      note);
     if (options->result_fd >= 0) {
         /* A copy of the descriptor, closed after the record: the next exercise's follows. */
         const int fd = dup(options->result_fd);
@@ -387,27 +436,14 @@ void report_unloadable(const report_options *options, const char *why)
     append_tally(options, "does_not_compile", add_up(NULL, 0), 0);
 }
 
-/* Text as harness/report/rubric.awk writes it: a backslash, a tab and a newline escaped. */
-static void print_escaped(const char *text)
-{
-    for (const char *c = text; *c; c++)
-        if (*c == '\\')
-            fputs("\\\\", stdout);
-        else if (*c == '\t')
-            fputs("\\t", stdout);
-        else if (*c == '\n')
-            fputs("\\n", stdout);
-        else
-            putchar(*c);
-}
 
 void report_rubric(const report_options *options, const test_outcome *outcomes, int count)
 {
     /* The lines harness/report/rubric.awk reads from the test file: the self-test compares them. */
     printf("exercise\t%s\t", options->exercise->id);
-    print_escaped(options->exercise->title);
+    print_escaped(stdout, options->exercise->title);
     putchar('\t');
-    print_escaped(options->exercise->hint);
+    print_escaped(stdout, options->exercise->hint);
     putchar('\n');
     for (int t = 0; t < count; t++)
         printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,

@@ -29,6 +29,7 @@ typedef struct report_options {
     const course_exercise *exercise;
     const char *source;     /* the learner's file, named in the report */
     const char *json_path;  /* where the machine-readable result goes, if anywhere */
+    const char *fields_path; /* the same record as lines for the shell (report.c), if anywhere */
     const char *tally_path; /* a line per exercise is appended here, for the summary */
     int result_fd;          /* >= 0: the JSON record is also written here (make grade's channel) */
     bool color;

@@ -68,6 +68,12 @@ alternatives=$($MAKE -s --no-print-directory list-alternatives)
 source_of() {
     if [[ $1 == mutants/* ]]; then echo "build/$1.c"; else echo "$1.c"; fi
 }
+# record_field PROGRAM FIELD: its record's status or seconds, from the lines the test host wrote
+# beside its JSON record (--fields); nothing where it reported none.
+record_field() {
+    awk -F '\t' -v field="$2" '$1 == field { print $2 }' \
+        "$results_dir/${1//\//_}.fields" 2>/dev/null
+}
 # exercise_of PROGRAM: the exercise a solution, stub, mutant or alternative is graded as.
 exercise_of() {
     local name=${1##*/} folder=${1%/*}
@@ -104,10 +110,11 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         while read -r host program; do
             name=${program//\//_}
             exercise=$(exercise_of "$program")
-            rm -f "$results_dir/$name.json"
+            rm -f "$results_dir/$name.json" "$results_dir/$name.fields"
             shares[host]+=" --module build/modules/tests/$exercise.so"
             shares[host]+=" --learner build/modules/$program.so --source $(source_of "$program")"
-            shares[host]+=" --json $results_dir/$name.json --report $results_dir/$name.out"
+            shares[host]+=" --json $results_dir/$name.json --fields $results_dir/$name.fields"
+            shares[host]+=" --report $results_dir/$name.out"
             [[ $skip_timed == 1 && $program == mutants/* ]] &&
                 ! grep -q '^ \* expect-on-gpu: ' "$(source_of "$program")" &&
                 shares[host]+=" --skip-timed"
@@ -127,8 +134,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         done
         wait
         for program in "$@"; do
-            name=${program//\//_}
-            line=$(sed -n 's/^  "seconds": \([0-9.]*\),$/\1/p' "$results_dir/$name.json" 2>/dev/null)
+            line=$(record_field "$program" seconds)
             [[ -n $line ]] && echo "$line $program" >>"$results_dir/times.new"
         done
     }
@@ -141,7 +147,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
         expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.patch" | head -n 1)
-        if ! grep -q '"status": "failed"' "$results_dir/$name.json" 2>/dev/null ||
+        if [[ $(record_field "mutants/$mutant" status) != failed ]] ||
            [[ -z $expected ]] || ! grep -qF -- "$expected" "$results_dir/$name.out"; then
             again+=("mutants/$mutant")
         fi
@@ -169,22 +175,24 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     fi
 fi
 
-# failed_untimed_tests EXERCISE: the names of the tests that failed in json_text and are not
-# timed, as its rubric says (the same sentences).
+# failed_untimed_tests EXERCISE: the names of the tests that failed in the record run_tests
+# read and are not timed, as its rubric says (the same sentences).
 failed_untimed_tests() {
     local timed
     timed=$(rubric_of "$1" | awk -F '\t' '$1 == "test" && $5 == "timed" { print $4 }')
-    sed -n 's/.*"name": "\([^"]*\)", "points": [0-9]*, "passed": false.*/\1/p' <<<"$json_text" |
+    awk -F '\t' '$1 == "test" && $2 == 0 { print $3 }' <<<"$fields" |
         grep -vxF -f <(printf '%s\n' "$timed")
 }
 
-# run_tests PROGRAM: what its run left: output (its report), json_text and status, the exit
-# status its own test program would have had (0 all passed, 1 some failed).
+# run_tests PROGRAM: what its run left: output (its report), fields (its record, as the test
+# host's lines for the shell), record_status and status, the exit status its own test program
+# would have had (0 all passed, 1 some failed).
 run_tests() {
     local name=${1//\//_}
     output=$(cat "$results_dir/$name.out" 2>/dev/null)
-    json_text=$(cat "$results_dir/$name.json" 2>/dev/null)
-    case $(sed -n 's/^  "status": "\(.*\)",$/\1/p' <<<"$json_text") in
+    fields=$(cat "$results_dir/$name.fields" 2>/dev/null)
+    record_status=$(awk -F '\t' '$1 == "status" { print $2 }' <<<"$fields")
+    case $record_status in
         passed) status=0 ;;
         failed | not_started) status=1 ;;
         no_gpu) status=77 ;;
@@ -199,7 +207,7 @@ run_tests() {
 expect_all_pass() {
     run_tests "$3"
     local tests
-    tests=$(grep -c '"name"' <<<"$json_text")
+    tests=$(grep -c '^test' <<<"$fields")
     if [[ $status -eq 0 ]]; then
         pass "$1 $2 passes all $tests tests"
     elif [[ $status -eq 1 && ( -z $streams_overlap || -n $stand_in ) &&
@@ -224,7 +232,7 @@ for exercise in $exercises; do
     done
 
     run_tests "exercises/$exercise"
-    if [[ $status -eq 1 ]] && grep -q '"status": "not_started"' <<<"$json_text"; then
+    if [[ $status -eq 1 && $record_status == not_started ]]; then
         pass "stub $exercise fails and is reported as not started"
     elif [[ $status -eq 0 ]]; then
         fail "stub $exercise fails: it passes every test, so the exercise is already solved" "$output"
