@@ -37,7 +37,6 @@ local figures = {}       -- figure id -> its number
 local sections = {}      -- heading id -> its section number, "1.4.2"
 local section_counts = {}
 local figure_count = 0
-local anchors = {}       -- every id in the document
 local exercises_named = {} -- "chNN-slug/NAME" -> true, for the exercises that have prose
 
 -- The filter's modules, beside it in book/filter/.
@@ -50,6 +49,7 @@ local die, read_file, file_exists, extract = common.die, common.read_file, commo
 local markdown, append = common.markdown, common.append
 local chapter_exercises, exercise_anchor = exercises.chapter_exercises, exercises.exercise_anchor
 local listing_div, exercise_blocks = exercises.listing_div, exercises.exercise_blocks
+local anchors = exercises.anchors -- every id in the document
 
 -- --- Before everything: the parts whose measurements are not there yet ---------------------
 

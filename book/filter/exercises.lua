@@ -2,10 +2,15 @@
 -- header, its rubric and its hints, read from the course's own files.
 
 local common = require("common")
-local die, read_file, extract = common.die, common.read_file, common.extract
+local die, read_file, file_exists, extract = common.die, common.read_file, common.file_exists,
+  common.extract
 local markdown, escape_markdown, append = common.markdown, common.escape_markdown, common.append
 
 local M = {}
+-- Every id in the document: the filter's passes add those they find, exercise_blocks the
+-- headings it makes.
+M.anchors = {}
+local anchors = M.anchors
 
 
 -- Text as harness/report/rubric.awk escapes it: \\, \t and \n.
