@@ -72,8 +72,10 @@ EOF
 See [there](#nowhere)." "#nowhere"
     expect_stop "an exercise that does not exist" missing-exercise "::: {.exercise name=\"ch01-memory/no_such_exercise\"}
 :::" "tests/ch01-memory/no_such_exercise.c"
+}
 
-    # Wording and numbers that follow the data: expressions, .choose and .when, on made-up data.
+# Wording and numbers that follow the data: expressions, .choose and .when, on made-up data.
+book_measured_checks() {
     local data=$book_work/data front
     mkdir -p "$data"
     printf 'key,value\nsmall,1.5\nlarge,30\nwhole,4200\nmany,30073\nnegative,-1167055.25\n' >"$data/summary.csv"
@@ -238,8 +240,12 @@ book_build_checks() {
 
     book_by_hand_check
     book_layout_checks "$dir"
+    book_rubric_checks "$html"
+}
 
-    local exercise expected got
+# book_rubric_checks HTML: each exercise's rubric in the book is the one its tests compile to.
+book_rubric_checks() {
+    local html=$1 exercise expected got
     for exercise in $($MAKE -s --no-print-directory list-exercises); do
         build build/tests/host "build/modules/tests/$exercise.so" || continue
         expected=$(build/tests/host --module "build/modules/tests/$exercise.so" --rubric 2>&1 |
@@ -458,5 +464,6 @@ if ! book_deps_log=$(setup/install-deps.sh --if-missing --book 2>&1); then
     sed 's/^/          /' <<<"$book_deps_log" | head -n 5
 else
     book_filter_checks
+    book_measured_checks
     book_build_checks
 fi
