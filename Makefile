@@ -355,7 +355,7 @@ $(BUILD)/dev/%: $(BUILD)/obj/dev/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(link_tool)
 # The report's renderer, for blocks whose tests never ran here (make check, make grade).
-$(BUILD)/tools/report_block: $(BUILD)/obj/harness/report/report.o
+$(BUILD)/tools/report_block: $(BUILD)/obj/harness/report/report.o $(BUILD)/obj/harness/report/text.o
 # Sharing the GPU as test programs do, for the programs make test runs beside them.
 $(BUILD)/tools/gpu_share: $(BUILD)/obj/harness/host/gpu_share.o $(BUILD)/obj/harness/host/processes.o
 

@@ -1,4 +1,5 @@
-/* report.c - the report's exercise block, its tally line and its JSON record. */
+/* report.c - the report's exercise block, its tally line, and its records: JSON, and lines
+ * for the shell. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -62,48 +63,6 @@ static bool any_not_graded(const test_outcome *outcomes, int count)
     return false;
 }
 
-/* The length of the UTF-8 sequence at s (1 to 4), or 0 when it is none. */
-static size_t utf8_length(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t length = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-                  : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-    for (size_t i = 1; i < length; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    /* No overlong forms, no surrogates, nothing past U+10FFFF. */
-    if ((length == 3 && s[0] == 0xE0 && s[1] < 0xA0) || (length == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
-        (length == 4 && s[0] == 0xF0 && s[1] < 0x90) || (length == 4 && s[0] == 0xF4 && s[1] >= 0x90))
-        return 0;
-    return length;
-}
-
-void text_make_printable(char *text, size_t size)
-{
-    static char shown[sizeof(((test_outcome *)0)->message) * 4];
-    size_t used = 0;
-    const unsigned char *s = (const unsigned char *)text;
-    while (*s && used + 5 < sizeof shown) {
-        const size_t length = utf8_length(s);
-        if (length == 1 && (*s >= 0x20 || *s == '\n' || *s == '\t') && *s != 0x7F) {
-            shown[used++] = (char)*s++;
-        } else if (length > 1) {
-            memcpy(shown + used, s, length);
-            used += length;
-            s += length;
-        } else {
-            used += (size_t)snprintf(shown + used, sizeof shown - used, "\\x%02X", *s++);
-        }
-    }
-    /* Within size, and never cut inside a character. */
-    size_t keep = used < size - 1 ? used : size - 1;
-    while (keep > 0 && keep < used && ((unsigned char)shown[keep] & 0xC0) == 0x80)
-        keep--;
-    memcpy(text, shown, keep);
-    text[keep] = '\0';
-}
-
 /* Prints text with every line after the first indented by `indent`. */
 static void print_indented(const char *text, const char *indent)
 {
@@ -115,35 +74,6 @@ static void print_indented(const char *text, const char *indent)
     putchar('\n');
 }
 
-void json_write_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        const size_t length = utf8_length(c);
-        if (length == 0) { /* what no reader of JSON would take: shown, not passed on */
-            fprintf(out, "\\\\x%02X", *c);
-            continue;
-        }
-        if (length > 1) {
-            fwrite(c, 1, length, out);
-            c += length - 1;
-            continue;
-        }
-        switch (*c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        default:
-            if (*c < 0x20)
-                fprintf(out, "\\u%04x", *c);
-            else
-                fputc(*c, out);
-        }
-    }
-    fputc('"', out);
-}
 
 static const char *status_word(const report_options *options, const test_outcome *outcomes,
                                int count)
@@ -155,19 +85,6 @@ static const char *status_word(const report_options *options, const test_outcome
                                                    : "failed";
 }
 
-/* Text as harness/report/rubric.awk writes it: a backslash, a tab and a newline escaped. */
-static void print_escaped(FILE *out, const char *text)
-{
-    for (const char *c = text; *c; c++)
-        if (*c == '\\')
-            fputs("\\\\", out);
-        else if (*c == '\t')
-            fputs("\\t", out);
-        else if (*c == '\n')
-            fputs("\\n", out);
-        else
-            fputc(*c, out);
-}
 
 /* The record as lines a shell reads with `read` and no other process (make check's, make
  * list's, the self-test's), fields apart by tabs, text escaped as the rubric's:
@@ -182,11 +99,11 @@ static void write_fields_record(FILE *out, const report_options *options,
 {
     totals sum = add_up(outcomes, count);
     fprintf(out, "status\t%s\nnote\t", status);
-    print_escaped(out, note ? note : "");
+    text_write_escaped(out, note ? note : "");
     fprintf(out, "\nseconds\t%.2f\npoints\t%d\t%d\n", options->seconds, sum.points, sum.max_points);
     for (int t = 0; t < count; t++) {
         fprintf(out, "test\t%d\t", outcomes[t].passed ? 1 : 0);
-        print_escaped(out, outcomes[t].sentence);
+        text_write_escaped(out, outcomes[t].sentence);
         fputc('\n', out);
     }
 }
@@ -441,9 +358,9 @@ void report_rubric(const report_options *options, const test_outcome *outcomes, 
 {
     /* The lines harness/report/rubric.awk reads from the test file: the self-test compares them. */
     printf("exercise\t%s\t", options->exercise->id);
-    print_escaped(stdout, options->exercise->title);
+    text_write_escaped(stdout, options->exercise->title);
     putchar('\t');
-    print_escaped(stdout, options->exercise->hint);
+    text_write_escaped(stdout, options->exercise->hint);
     putchar('\n');
     for (int t = 0; t < count; t++)
         printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,

@@ -68,8 +68,13 @@ void report_tally(const report_options *options, const char *status, const test_
  * Returns the exit status: 0 when every test passed. */
 int report_progress(const char *tally_path, bool color);
 
+/* --- Text (text.c) ------------------------------------------------------------------------ */
+
 /* Writes s as a JSON string, quotes included; a byte that is not UTF-8 as the text \xNN. */
 void json_write_string(FILE *out, const char *s);
+/* Writes text as harness/report/rubric.awk writes it: a backslash, a tab and a newline escaped
+ * (the rubric's lines, and the record's lines for the shell). */
+void text_write_escaped(FILE *out, const char *text);
 /* Rewrites text, in place and within size, so that it is valid UTF-8 with no control character
  * but a newline or a tab: any other byte is shown as \xNN. What the learner's code printed
  * reaches the reports and the result channel this way, whatever it was. */

@@ -34,3 +34,10 @@ if build build/tests/host $($MAKE -s --no-print-directory list-exercises | sed '
 $totals"
     fi
 fi
+
+# The size rules of CONTRIBUTING.md: no source file over 500 lines, no function over 80.
+if layout=$(python3 selftest/layout.py 2>&1); then
+    pass "no source file is over 500 lines and no function over 80 (selftest/layout.py)"
+else
+    fail "no source file is over 500 lines and no function over 80 (selftest/layout.py)" "$layout"
+fi
