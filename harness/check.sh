@@ -93,6 +93,7 @@ useful_lines() {
 # caller shares its own (make test does), else a set of this run's. The reports are shown in
 # the book's order.
 source harness/gpu_locks.sh
+source harness/hosts.sh
 if [[ -n ${COURSE_LOCK_DIR:-} && -d $COURSE_LOCK_DIR ]]; then
     use_gpu_locks "$COURSE_LOCK_DIR"
 else
@@ -149,12 +150,7 @@ while read -r host exercise; do
     shares[host]+=" --learner build/modules/$tree/$exercise.so --source $tree/$exercise.c"
     shares[host]+=" --json $results/$exercise.json --fields $results/$exercise.fields"
     shares[host]+=" --report $results/$exercise.report"
-done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done |
-         awk 'FILENAME == ARGV[1] { took[$2] = $1; next } { print ($0 in took ? took[$0] : 1), $0 }' \
-             "$times" - | sort -k1,1gr |
-         awk -v hosts="$hosts" '{ h = 0
-              for (i = 1; i < hosts; i++) if (load[i] < load[h]) h = i
-              load[h] += $1; print h, $2 }')
+done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done | share_out "$hosts" "$times")
 declare -A running
 for host in "${!shares[@]}"; do
     # shellcheck disable=SC2086 # the exercises' options, split at spaces

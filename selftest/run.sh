@@ -20,6 +20,7 @@ MAKE=${MAKE:-make}
 export NO_COLOR=${NO_COLOR:-}
 source selftest/lib.sh
 source harness/gpu_locks.sh
+source harness/hosts.sh
 
 started=$EPOCHREALTIME
 if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/tools/report_block build/lib/libharness.a \

@@ -120,13 +120,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
                 shares[host]+=" --skip-timed"
         done < <(for program in "$@"; do
                      [[ -e build/modules/$program.so ]] && echo "$program"
-                 done |
-                 awk 'FILENAME == ARGV[1] { took[$2] = $1; next }
-                      { print ($0 in took ? took[$0] : 1e9 - FNR), $0 }' \
-                     "$results_dir/times" - | sort -k1,1gr |
-                 awk -v hosts="$hosts" '{ h = 0
-                      for (i = 1; i < hosts; i++) if (load[i] < load[h]) h = i
-                      load[h] += ($1 >= 1e8 ? 1 : $1); print h, $2 }')
+                 done | share_out "$hosts" "$results_dir/times")
         for host in "${!shares[@]}"; do
             # shellcheck disable=SC2086 # the modules' options, split at spaces
             NO_COLOR=1 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} build/tests/host ${shares[host]} \
