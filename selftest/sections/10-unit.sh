@@ -41,3 +41,12 @@ if layout=$(python3 selftest/layout.py 2>&1); then
 else
     fail "no source file is over 500 lines and no function over 80 (selftest/layout.py)" "$layout"
 fi
+
+# The developers' GPU run says what it needs before it does anything.
+if output=$(dev/verify-on-gpu.sh 2>&1); then
+    fail "dev/verify-on-gpu.sh without OUT says what it needs and exits non-zero" "$output"
+elif [[ $output == *"usage: dev/verify-on-gpu.sh OUT"* ]]; then
+    pass "dev/verify-on-gpu.sh without OUT says what it needs and exits non-zero"
+else
+    fail "dev/verify-on-gpu.sh without OUT says what it needs and exits non-zero" "$output"
+fi
