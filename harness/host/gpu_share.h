@@ -43,8 +43,9 @@ void gpu_share_lock(int fd, int how);
 
 /* The turns to make a CUDA context: CONTEXT_TURNS lock files (COURSE_CONTEXT_LOCK,
  * COURSE_CONTEXT_LOCK_1, ...), so that at most that many are made at once on the machine. The
- * driver makes them faster a few at a time than one at a time or all at once (dev/context_rate:
- * docs/performance.md). */
+ * driver makes more of them a second several at a time than one at a time (dev/context_rate,
+ * docs/performance.md), and each takes longer the more are made beside it: a few at a time
+ * keeps both the rate and each one's wait. */
 #define CONTEXT_TURNS 3
 typedef struct context_turns {
     int fds[CONTEXT_TURNS]; /* -1 each where the environment names none */
