@@ -106,7 +106,7 @@ color_flag=--no-color
 runnable=() unasked='' folders=() stale=() sources=0 compiled=0
 for exercise in "$@"; do
     folders+=("$results/${exercise%/*}")
-    stale+=("$results/$exercise.json" "$results/$exercise.fields")
+    stale+=("$results/$exercise.fields")
 done
 mkdir -p "${folders[@]}" && rm -f "${stale[@]}"
 for exercise in "$@"; do
@@ -148,7 +148,7 @@ touch "$times"
 while read -r host exercise; do
     shares[host]+=" --module build/modules/tests/$exercise.so"
     shares[host]+=" --learner build/modules/$tree/$exercise.so --source $tree/$exercise.c"
-    shares[host]+=" --json $results/$exercise.json --fields $results/$exercise.fields"
+    shares[host]+=" --fields $results/$exercise.fields"
     shares[host]+=" --report $results/$exercise.report"
 done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done | share_out "$hosts" "$times")
 declare -A running

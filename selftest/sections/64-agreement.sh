@@ -35,19 +35,19 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # mistakes in a class of their own, graded without their timed tests, which the exercises'
     # section does not run either (a timed test has the GPU alone: each costs every program
     # beside it its time).
-    python3 - "$agreement/class" "$agreement/mistakes" "$agreement/programs.tsv" \
+    python3 - "$agreement" "$agreement/programs.tsv" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
         "$($MAKE -s --no-print-directory list-mutants)" <<'EOF'
 import os, shutil, sys
-class_dir, mistakes_dir, table, exercises, alternatives, mutants = sys.argv[1:7]
+agreement, table, exercises, alternatives, mutants = sys.argv[1:6]
 rows = []
 def hand_in(student, exercise, program, source):
-    folder = os.path.join(mistakes_dir if student.startswith("mistake") else class_dir,
-                          student, os.path.dirname(exercise))
+    group = "mistakes" if student.startswith("mistake") else "class"
+    folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
     os.makedirs(folder, exist_ok=True)
     shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
-    rows.append("%s\t%s\t%s" % (student, exercise, program))
+    rows.append("%s\t%s\t%s\t%s" % (group, student, exercise, program))
 for exercise in exercises.split():
     hand_in("solutions", exercise, "solutions/" + exercise, "solutions/%s.c" % exercise)
 for kind, names, folder, made in (("alternative", alternatives, "selftest/alternatives", ""),
@@ -64,7 +64,7 @@ EOF
     scratch_class=$(scratch_for_grading "$PWD/$agreement/scratch-class")
     scratch_mistakes=$(scratch_for_grading "$PWD/$agreement/scratch-mistakes")
     # Graded while the exercises' section runs the same files: all share the GPU's locks.
-    python3 grader/grade.py grade --submissions "$agreement/mistakes" --out "$agreement/out" \
+    python3 grader/grade.py grade --submissions "$agreement/mistakes" --out "$agreement/out-mistakes" \
         --scratch "$scratch_mistakes" --skip-timed >"$agreement/grade-mistakes.log" 2>&1 &
     mistakes_pid=$!
     python3 grader/grade.py grade --submissions "$agreement/class" --out "$agreement/out-class" \
@@ -80,10 +80,10 @@ EOF
         build/tests/host --module "build/modules/tests/$exercise.so" --rubric |
             awk -F '\t' -v e="$exercise" '$1 == "test" && $5 == "timed" { print e "\t" $4 }'
     done >"$agreement/timed.tsv"
-    comparison=$(python3 - "$agreement/programs.tsv" "$agreement/out" "$results_dir" \
+    comparison=$(python3 - "$agreement/programs.tsv" "$agreement" "$results_dir" \
                  "$stand_in" "$agreement/timed.tsv" <<'EOF'
 import json, os, sys
-table, out, results, stand_in, timed_table = sys.argv[1:6]
+table, agreement, results, stand_in, timed_table = sys.argv[1:6]
 timed = {tuple(line.rstrip("\n").split("\t", 1)) for line in open(timed_table) if "\t" in line}
 agree, differ, loose = 0, [], []
 def header_line(program, key):
@@ -94,13 +94,12 @@ def header_line(program, key):
     return None
 
 for line in open(table):
-    student, exercise, program = line.rstrip("\n").split("\t")
+    group, student, exercise, program = line.rstrip("\n").split("\t")
     check_path = os.path.join(results, program.replace("/", "_") + ".json")
     try:
         checked = json.load(open(check_path))
-        graded = json.load(open(os.path.join(out + ("" if student.startswith("mistake")
-                                                    else "-class"),
-                                             "students", student, "grade.json")))
+        graded = json.load(open(os.path.join(agreement, "out-" + group, "students", student,
+                                             "grade.json")))
     except (OSError, ValueError) as err:
         differ.append("%s: no record to compare (%s)" % (program, err))
         continue
