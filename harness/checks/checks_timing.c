@@ -11,7 +11,9 @@
 #include "timing.h"
 #include "units.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Whether the running test was declared with COURSE_TIMED_TEST (runner.c). */
@@ -79,6 +81,65 @@ double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int ru
     double gb_per_s = bandwidth_gb_per_s(bytes, median_of(ms, (size_t)runs));
     free(ms);
     return gb_per_s;
+}
+
+/* --- What the host's CPUs can copy ------------------------------------------------------ */
+
+/* Each thread copies its share of the source, a step at a time, into a buffer of its own: what
+ * a staged copier's threads do before the GPU sends anything. */
+#define MEMCPY_STEP_BYTES ((size_t)8 << 20)
+#define MEMCPY_THREADS_MAX 64
+
+typedef struct memcpy_share {
+    const unsigned char *src;
+    size_t bytes;
+    unsigned char *dst;
+} memcpy_share;
+
+static void *copy_share(void *arg)
+{
+    const memcpy_share *share = arg;
+    for (size_t done = 0; done < share->bytes; done += MEMCPY_STEP_BYTES) {
+        const size_t step =
+            share->bytes - done < MEMCPY_STEP_BYTES ? share->bytes - done : MEMCPY_STEP_BYTES;
+        memcpy(share->dst, share->src + done, step);
+    }
+    return NULL;
+}
+
+double harness_host_memcpy_gb_per_s(const void *src, size_t bytes, int threads)
+{
+    expect_timed_test();
+    ck_assert_msg(threads > 0 && threads <= MEMCPY_THREADS_MAX,
+                  "harness_host_memcpy_gb_per_s: %d threads (a bug in the course)", threads);
+    /* The destinations are kept, and touched once: fresh memory costs more than copying. */
+    static unsigned char *destinations[MEMCPY_THREADS_MAX];
+    pthread_t thread[MEMCPY_THREADS_MAX];
+    memcpy_share share[MEMCPY_THREADS_MAX];
+    const size_t each = bytes / (size_t)threads;
+    for (int t = 0; t < threads; t++) {
+        if (destinations[t] == NULL) {
+            destinations[t] = malloc(MEMCPY_STEP_BYTES);
+            ck_assert_msg(destinations[t] != NULL, "the test could not allocate 8 MiB");
+            memset(destinations[t], 0, MEMCPY_STEP_BYTES);
+        }
+        share[t] =
+            (memcpy_share){(const unsigned char *)src + (size_t)t * each,
+                           t == threads - 1 ? bytes - (size_t)t * each : each, destinations[t]};
+    }
+    /* Starting the threads is timed too: tens of microseconds against a copy of milliseconds. */
+    const double started = host_clock_ms();
+    int started_threads = 0;
+    while (started_threads < threads &&
+           pthread_create(&thread[started_threads], NULL, copy_share, &share[started_threads]) == 0)
+        started_threads++;
+    for (int t = 0; t < started_threads; t++)
+        (void)pthread_join(thread[t], NULL);
+    const double ms = host_clock_ms() - started;
+    ck_assert_msg(started_threads == threads,
+                  "the test could start %d of the %d threads that measure the host's memcpy",
+                  started_threads, threads);
+    return bandwidth_gb_per_s(bytes, ms);
 }
 
 /* --- A quiet GPU ---------------------------------------------------------------------------- */

@@ -257,6 +257,10 @@ void harness_spot_read(const harness_spots *spots, int k, void *value);
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);
+/* What `threads` of the checker's own threads, started together, copy of `bytes` of host memory
+ * at `src` with memcpy, into buffers of their own (GB/s): what the host's CPUs and memory can do
+ * at this moment, beside whatever else runs on the machine. */
+double harness_host_memcpy_gb_per_s(const void *src, size_t bytes, int threads);
 
 /* --- End of chapter-1 checks -------------------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 #include "timing.h"
 #include "units.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -384,16 +385,6 @@ static double checked_learner_both_ms(both_copies *c)
     return ms;
 }
 
-static double larger(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-static double smaller(double a, double b)
-{
-    return a < b ? a : b;
-}
-
 /* What the machine does: one way (the faster direction) and both ways on the test's own
  * streams, and what copy_both_directions did, each the median of a few runs, interleaved so
  * that a burst of noise hits all alike. */
@@ -415,8 +406,8 @@ static rates measure_rates(both_copies *c, const both_copies *ref)
         learner_ms[r] = checked_learner_both_ms(c);
     }
     const size_t both = c->up_bytes + c->down_bytes;
-    rates r = {larger(bandwidth_gb_per_s(c->up_bytes, median_of(up_ms, ROUNDS)),
-                      bandwidth_gb_per_s(c->down_bytes, median_of(down_ms, ROUNDS))),
+    rates r = {fmax(bandwidth_gb_per_s(c->up_bytes, median_of(up_ms, ROUNDS)),
+                    bandwidth_gb_per_s(c->down_bytes, median_of(down_ms, ROUNDS))),
                bandwidth_gb_per_s(both, median_of(own_ms, ROUNDS)),
                bandwidth_gb_per_s(both, median_of(learner_ms, ROUNDS))};
     return r;
@@ -475,7 +466,7 @@ COURSE_TIMED_TEST(together_the_two_copies_move_well_ahead_of_one_way, 6)
     harness_gpu_alone_begin();
     for (int t = 0; pinned && t < TRIES; t++) {
         r = measure_rates(&c, &ref);
-        due = smaller(TIMES_ONE_WAY * r.one_way, SHARE_OF_OWN * r.own_both);
+        due = fmin(TIMES_ONE_WAY * r.one_way, SHARE_OF_OWN * r.own_both);
         if (r.learner_both >= due)
             break;
     }
