@@ -132,16 +132,25 @@ class Course:
         return self.built("modules", "tests", exercise_id + ".so")
 
     def _rubric(self, exercise_id):
-        record_path = self.built("grade", "rubric", exercise_id + ".json")
-        os.makedirs(os.path.dirname(record_path), exist_ok=True)
+        # A record of this process's own: two graders may start at once (the self-test runs
+        # two), and each host writes its record beside it and renames it into place.
+        folder = self.built("grade", "rubric", os.path.dirname(exercise_id))
+        os.makedirs(folder, exist_ok=True)
+        record_path = os.path.join(folder, "%s.%d.json" % (os.path.basename(exercise_id),
+                                                          os.getpid()))
         env = dict(clean_make_env(), CUDA_VISIBLE_DEVICES="")
-        run = subprocess.run([self.built("tests", "host"), "--module",
-                              self.test_module(exercise_id), "--rubric", "--json", record_path],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             universal_newlines=True, errors="replace")
-        if run.returncode == 0:
-            with open(record_path) as f:
-                return json.load(f)
+        try:
+            run = subprocess.run([self.built("tests", "host"), "--module",
+                                  self.test_module(exercise_id), "--rubric", "--json",
+                                  record_path],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 universal_newlines=True, errors="replace")
+            if run.returncode == 0:
+                with open(record_path) as f:
+                    return json.load(f)
+        finally:
+            if os.path.exists(record_path):
+                os.unlink(record_path)
         raise CourseError("the test module of %s did not load, so its rubric is unknown: %s"
                           % (exercise_id, run.stderr.strip()[:300]))
 

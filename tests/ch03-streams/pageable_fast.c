@@ -418,16 +418,21 @@ static speeds measure_speeds(staged_copier *copier, void *d_dst, const void *h_s
 
 /* 3 times the plain copy; or, on a machine where that is close to the link's own speed, 60%
  * of a pinned copy; or, where the CPUs are slow or busy with other programs, half of what 8
- * threads' memcpy moves there and then. A copier that overlaps nothing, or fills with one or
- * two threads, stays below each: it moves about a third of what 8 threads copy, or less. */
+ * threads' memcpy moves there and then, but never less than 2.2 times the plain copy. On the
+ * H200's host, whose memory bandwidth 8 threads' memcpy mostly takes (18 to 32 GB/s), correct
+ * copiers moved 2.5 to 5.5 times the plain copy and 0.67 to 1.2 times that memcpy; one that
+ * overlaps nothing with two threads, 1.7 to 2.0 times the plain copy and half the memcpy: the
+ * floor, not the memcpy, keeps that mistake out. */
 #define TIMES_PLAIN 3.0
+#define TIMES_PLAIN_AT_LEAST 2.2
 #define SHARE_OF_PINNED 0.6
 #define SHARE_OF_HOST_MEMCPY 0.5
 
 static double speed_due(speeds s)
 {
-    return fmin(TIMES_PLAIN * s.plain,
-                fmin(SHARE_OF_PINNED * s.pinned, SHARE_OF_HOST_MEMCPY * s.host_memcpy));
+    const double what_the_cpus_give =
+        fmax(SHARE_OF_HOST_MEMCPY * s.host_memcpy, TIMES_PLAIN_AT_LEAST * s.plain);
+    return fmin(TIMES_PLAIN * s.plain, fmin(SHARE_OF_PINNED * s.pinned, what_the_cpus_give));
 }
 
 COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaMemcpy, 6)
@@ -477,8 +482,9 @@ COURSE_TIMED_TEST(the_copy_is_at_least_3_times_as_fast_as_a_plain_pageable_cudaM
                  "A plain cudaMemcpy of the same pageable memory moves %.1f GB/s here, a copy "
                  "from pinned memory %.1f GB/s and the test's own memcpy with %d threads "
                  "%.1f GB/s, so at least %.1f GB/s is due (%.0f times the plain copy, or %.0f%% "
-                 "of the pinned one or %.0f%% of the memcpy where that is less).%s",
+                 "of the pinned one or %.0f%% of the memcpy where that is less, but never less "
+                 "than %.1f times the plain copy).%s",
                  s.staged, TRIES, s.plain, s.pinned, HOST_MEMCPY_THREADS, s.host_memcpy, due,
                  TIMES_PLAIN, 100 * SHARE_OF_PINNED, 100 * SHARE_OF_HOST_MEMCPY,
-                 slowness_note(pool_threads));
+                 TIMES_PLAIN_AT_LEAST, slowness_note(pool_threads));
 }
