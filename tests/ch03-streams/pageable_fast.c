@@ -120,7 +120,8 @@ static void expect_arrived(const void *d_dst, const unsigned char *want, size_t 
                            "(cudaEventSynchronize on an event recorded after it)"
                      : held == THREADS_HELD_UP
                          ? " The test held up each memcpy of your code by 1 ms before it "
-                           "started (in this test and the others that check what arrived): a buffer handed to the GPU before every thread filling "
+                           "started (in this test and the others that check what arrived): "
+                           "a buffer handed to the GPU before every thread filling "
                            "it had finished sends what the buffer held before. A part is done "
                            "once its memcpy has returned: count it done after, never before, "
                            "and queue the buffer's copy only once every part is done"
@@ -418,11 +419,10 @@ static speeds measure_speeds(staged_copier *copier, void *d_dst, const void *h_s
 
 /* 3 times the plain copy; or, on a machine where that is close to the link's own speed, 60%
  * of a pinned copy; or, where the CPUs are slow or busy with other programs, half of what 8
- * threads' memcpy moves there and then, but never less than 2.2 times the plain copy. On the
- * H200's host, whose memory bandwidth 8 threads' memcpy mostly takes (18 to 32 GB/s), correct
- * copiers moved 2.5 to 5.5 times the plain copy and 0.67 to 1.2 times that memcpy; one that
- * overlaps nothing with two threads, 1.7 to 2.0 times the plain copy and half the memcpy: the
- * floor, not the memcpy, keeps that mistake out. */
+ * threads' memcpy moves there and then, but never less than 2.2 times the plain copy. Where 8
+ * threads take most of the host's memory bandwidth, two threads that overlap nothing move half
+ * as much as they do, as a correct copier of 8 threads moves two thirds: the floor, not the
+ * memcpy, keeps that mistake out (the figures are in docs/performance.md). */
 #define TIMES_PLAIN 3.0
 #define TIMES_PLAIN_AT_LEAST 2.2
 #define SHARE_OF_PINNED 0.6

@@ -331,13 +331,15 @@ COURSE_TEST(errors_are_returned_and_the_streams_still_destroyed, 2)
  * stage, with the two copy stages, which in a pipeline share the link, measured running at
  * once: about 5.3 to 5.8 ms. A good pipeline adds one chunk's copy to fill it and one to drain
  * it and the host's time to queue the first calls, about 0.2 ms: 1.04 times the ideal, and
- * 9.9 / 6.0 = 1.65 or more times faster than serial. The targets, 1.25 and 1.5, leave room
- * for noise; one stream or a wait after each chunk is serial, 1.0. Each attempt takes about
+ * 9.9 / 6.0 = 1.65 or more times faster than serial. The targets, 1.4 and 1.3, leave room
+ * for a host busy with other programs, which queues even a good pipeline's calls late
+ * (docs/performance.md); one stream or a wait after each chunk is serial, 1.0, far from
+ * either. Each attempt takes about
  * 35 ms; a correct pipeline that misses once (a busy moment) gets up to five attempts, a
  * wrong one is as slow every time. */
 enum { TIMED_CHUNK = 1 << 20, TIMED_CHUNKS = 64, TIMED_STREAMS = 4, ATTEMPTS = 5 };
-#define MAX_OF_IDEAL 1.25
-#define MIN_SPEEDUP 1.5
+#define MAX_OF_IDEAL 1.4
+#define MIN_SPEEDUP 1.3
 
 /* What each of the test's own measurements queues: one stage of every chunk, or all three. */
 typedef enum stage { STAGE_UP = 1, STAGE_KERNEL = 2, STAGE_DOWN = 4, STAGE_SERIAL = 7 } stage;
