@@ -171,8 +171,9 @@ measure: $(SWEEP) $(PINNED_MEASURING) $(BUILD)/tools/gpu_probe
 	  $(PINNED)/05-limits --csv "$$dir"; } | tee "$$dir/.pinned.txt" && \
 	mv "$$dir/.pinned.txt" "$$dir/pinned.txt" && \
 	{ $(MEASURE_CH03) } && \
+	{ $(MEASURE_CH04) } && \
 	tools/nvbandwidth-csv.sh "$$dir" && \
-	echo "measure: done; check $$dir/sweep.txt, $$dir/pinned.txt and $$dir/ch03.txt, then commit $$dir/"
+	echo "measure: done; check $$dir/sweep.txt, $$dir/pinned.txt, $$dir/ch03.txt and $$dir/ch04.txt, then commit $$dir/"
 
 # Chapter 3: both directions, the pipeline and its timeline, the staged pageable copy; their
 # output in ch03.txt. A shell fragment for the recipe above, where $$dir is the folder.
@@ -183,3 +184,10 @@ MEASURE_CH03 = { $(word 1,$(MEASURE_CH03_PROGRAMS)) --sizes 4M,16M,64M,256M,1G -
                  $(word 2,$(MEASURE_CH03_PROGRAMS)) --floats 256M --chunks 32 --csv "$$dir" && \
                  $(word 3,$(MEASURE_CH03_PROGRAMS)) --sweep --csv "$$dir"; } | tee "$$dir/.ch03.txt" && \
                mv "$$dir/.ch03.txt" "$$dir/ch03.txt";
+
+# Chapter 4: what managed memory's page faults cost, against copying first; its output in
+# ch04.txt. The program refuses a buffer of more than a quarter of the GPU's free memory.
+MEASURE_CH04_PROGRAMS := $(BUILD)/chapters/ch04-managed/02-page-faults
+measure: $(MEASURE_CH04_PROGRAMS)
+MEASURE_CH04 = { $(word 1,$(MEASURE_CH04_PROGRAMS)) --size 1G --csv "$$dir"; } | \
+                 tee "$$dir/.ch04.txt" && mv "$$dir/.ch04.txt" "$$dir/ch04.txt";

@@ -1,0 +1,234 @@
+/* 02-page-faults.c - what managed memory costs: a kernel's first touch of pages that live on
+ * the host, the same kernel once they are on the GPU, and copying first instead.
+ *
+ * The host writes a managed buffer, so its pages live in host memory. Then, timed with CUDA
+ * events, a kernel reads it (gpu_work_checksum, one pass over every 4-byte word): each page
+ * it touches faults, and the driver moves it to the GPU while the kernel waits. The same
+ * kernel again finds every page there and reads at the GPU's own speed. For comparison, the
+ * same bytes go the explicit way: cudaMemcpy from pinned memory into a cudaMalloc buffer,
+ * then the same kernel. Last, on the host clock, the host reads one word of every 4 KiB page
+ * of the managed buffer: each page it touches comes back. Every figure is quoted as an
+ * effective bandwidth, the buffer's bytes over the time.
+ *
+ * Each round writes the buffer again on the host (which brings every page back), so each
+ * round's first read faults afresh; the medians of --reps rounds are printed.
+ *
+ * Managed memory can be asked for beyond what the GPU has (oversubscription): the driver then
+ * evicts pages to make room, on a shared GPU other programs' as well. This program never does:
+ * it refuses a size of more than a quarter of the device's free memory.
+ *
+ *     02-page-faults [--size SIZE] [--reps N] [--csv DIR]
+ *
+ * Its verdict is on the checksums, which must all equal the host's; the times are printed, not
+ * judged.
+ */
+#include "chapter.h"
+#include "cuda_check.h"
+#include "gpu_work.h"
+#include "measure_csv.h"
+#include "timing.h"
+#include "units.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PAGE_BYTES 4096
+#define MAX_REPS 50
+
+static const char usage[] =
+    "[--size SIZE] [--reps N] [--csv DIR]\n"
+    "       --size  bytes of the managed buffer; K, M, G multiply by 1024\n"
+    "               (default 256M; make measure uses 1G)\n"
+    "       --reps  rounds, 1 to 50, whose medians are printed (default 5)\n"
+    "       --csv   also write DIR/page_faults.csv";
+
+typedef struct options {
+    size_t bytes;
+    int reps;
+    const char *csv_dir;
+} options;
+
+static options parse_options(int argc, char **argv)
+{
+    options opt = {.bytes = (size_t)256 << 20, .reps = 5, .csv_dir = NULL};
+    const option_spec specs[] = {
+        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
+        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
+        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.bytes < PAGE_BYTES || opt.bytes % PAGE_BYTES != 0)
+        usage_error(argv[0], usage, "--size: %zu bytes is not a whole number of 4K pages",
+                    opt.bytes);
+    return opt;
+}
+
+/* The steps each round times, in the order it takes them. */
+enum step { HOST_WRITE, FIRST_READ, RESIDENT_READ, HOST_READS_BACK, STEPS };
+static const char *const step_names[STEPS] = {"host_write", "kernel_first_read",
+                                              "kernel_resident_read", "host_reads_one_word_a_page"};
+static const char *const step_words[STEPS] = {
+    "the host writes the managed buffer", "a kernel's first read (pages on the host: faults)",
+    "the same kernel again (pages on the GPU)", "the host reads one word of every 4 KiB page"};
+
+typedef struct buffers {
+    uint32_t *managed, *h_pinned;
+    void *d_copy;
+    unsigned long long *d_sum;
+} buffers;
+
+/* Words of no short period, different each round, so that no round's checksum is another's. */
+static void host_write(uint32_t *words, size_t count, uint32_t round)
+{
+    for (size_t i = 0; i < count; i++)
+        words[i] = ((uint32_t)i + round) * 2654435761u;
+}
+
+/* One pass of gpu_work_checksum over `bytes` at d_data, timed with events; whether it summed
+ * to `want`. */
+static bool timed_checksum(const void *d_data, size_t bytes, unsigned long long *d_sum,
+                           unsigned long long want, event_timer *timer, double *ms)
+{
+    float elapsed = 0;
+    CUDA_CHECK(event_timer_start(timer, 0));
+    CUDA_CHECK(gpu_work_checksum(0, d_data, bytes, 1, d_sum));
+    CUDA_CHECK(event_timer_stop(timer, 0, &elapsed));
+    *ms = elapsed;
+    unsigned long long sum = 0;
+    CUDA_CHECK(cudaMemcpy(&sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost));
+    return sum == want;
+}
+
+/* listing: managed-round */
+/* One round on the managed buffer: the host writes it, a kernel reads it twice, the host reads
+ * a word of each page; ms[] gets each step's time. Returns false when a checksum is wrong. */
+static bool managed_round(const buffers *b, size_t bytes, uint32_t round, event_timer *timer,
+                          double ms[STEPS])
+{
+    const size_t words = bytes / sizeof(uint32_t);
+    double start = host_clock_ms();
+    host_write(b->managed, words, round); /* the pages come to, or are made on, the host */
+    ms[HOST_WRITE] = host_clock_ms() - start;
+    const unsigned long long want = gpu_work_checksum_host(b->managed, bytes, 1);
+
+    bool right = timed_checksum(b->managed, bytes, b->d_sum, want, timer, &ms[FIRST_READ]);
+    right &= timed_checksum(b->managed, bytes, b->d_sum, want, timer, &ms[RESIDENT_READ]);
+
+    volatile uint32_t sink = 0;
+    start = host_clock_ms();
+    for (size_t i = 0; i < words; i += PAGE_BYTES / sizeof(uint32_t))
+        sink += b->managed[i]; /* each page the host touches comes back from the GPU */
+    ms[HOST_READS_BACK] = host_clock_ms() - start;
+    (void)sink;
+    return right;
+}
+/* end listing */
+
+/* The explicit way, for comparison: the same bytes copied from pinned memory, then read by
+ * the same kernel. Returns false when the checksum is wrong. */
+static bool explicit_round(const buffers *b, size_t bytes, uint32_t round, event_timer *timer,
+                           double *copy_ms, double *read_ms)
+{
+    host_write(b->h_pinned, bytes / sizeof(uint32_t), round);
+    const unsigned long long want = gpu_work_checksum_host(b->h_pinned, bytes, 1);
+    float elapsed = 0;
+    CUDA_CHECK(event_timer_start(timer, 0));
+    CUDA_CHECK(cudaMemcpy(b->d_copy, b->h_pinned, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(event_timer_stop(timer, 0, &elapsed));
+    *copy_ms = elapsed;
+    return timed_checksum(b->d_copy, bytes, b->d_sum, want, timer, read_ms);
+}
+
+/* Refuses, with the reason, a buffer larger than a quarter of the device's free memory: the
+ * program holds it twice on the device (managed and copied) and must never oversubscribe. */
+static void refuse_oversubscription(size_t bytes, const char *argv0)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes <= free_bytes / 4)
+        return;
+    char want[32], free_text[32];
+    fprintf(stderr,
+            "%s: --size %s is more than a quarter of the device's free memory (%s free): "
+            "managed memory beyond what the GPU holds would evict other programs' pages; ask "
+            "for less\n",
+            argv0, format_bytes(bytes, want, sizeof want),
+            format_bytes(free_bytes, free_text, sizeof free_text));
+    exit(verdict("the buffer would not fit well inside the device's free memory"));
+}
+
+static void write_csv(const char *dir, size_t bytes, int reps, const double ms[STEPS + 2])
+{
+    measure_csv csv;
+    FILE *f = measure_csv_create(&csv, dir, "page_faults.csv",
+                                 "managed memory: a kernel's first touch, once resident, and "
+                                 "copying first",
+                                 "chapters/ch04-managed/02-page-faults");
+    fprintf(f,
+            "# unit: milliseconds, median of %d rounds; kernels timed by CUDA events, the host "
+            "by its clock\nstep,bytes,ms,gb_per_s\n",
+            reps);
+    const char *names[STEPS + 2] = {step_names[0], step_names[1],      step_names[2],
+                                    step_names[3], "copy_from_pinned", "kernel_after_copy"};
+    for (int s = 0; s < STEPS + 2; s++)
+        fprintf(f, "%s,%zu,%.4f,%.3f\n", names[s], bytes, ms[s], bandwidth_gb_per_s(bytes, ms[s]));
+    measure_csv_close(&csv);
+}
+
+static void print_row(const char *what, size_t bytes, double ms)
+{
+    printf("  %-52s %10.3f ms %9.1f GB/s\n", what, ms, bandwidth_gb_per_s(bytes, ms));
+}
+
+int main(int argc, char **argv)
+{
+    const options opt = parse_options(argc, argv);
+    gpu_work_require("the kernel that reads the managed buffer");
+    refuse_oversubscription(opt.bytes, argv[0]);
+
+    buffers b;
+    CUDA_CHECK(cudaMallocManaged((void **)&b.managed, opt.bytes, cudaMemAttachGlobal));
+    CUDA_CHECK(cudaMallocHost((void **)&b.h_pinned, opt.bytes));
+    CUDA_CHECK(cudaMalloc(&b.d_copy, opt.bytes));
+    CUDA_CHECK(cudaMalloc((void **)&b.d_sum, sizeof *b.d_sum));
+    event_timer timer;
+    CUDA_CHECK(event_timer_create(&timer));
+
+    double samples[STEPS + 2][MAX_REPS];
+    bool right = true;
+    for (int r = 0; r < opt.reps; r++) {
+        double ms[STEPS];
+        right &= managed_round(&b, opt.bytes, (uint32_t)r, &timer, ms);
+        for (int s = 0; s < STEPS; s++)
+            samples[s][r] = ms[s];
+        right &= explicit_round(&b, opt.bytes, (uint32_t)r, &timer, &samples[STEPS][r],
+                                &samples[STEPS + 1][r]);
+    }
+    double median[STEPS + 2];
+    for (int s = 0; s < STEPS + 2; s++)
+        median[s] = median_of(samples[s], (size_t)opt.reps);
+
+    char size[32];
+    printf("A managed buffer of %s, medians of %d rounds\n",
+           format_bytes(opt.bytes, size, sizeof size), opt.reps);
+    for (int s = 0; s < STEPS; s++)
+        print_row(step_words[s], opt.bytes, median[s]);
+    printf("The explicit way, for comparison\n");
+    print_row("cudaMemcpy from pinned memory to a cudaMalloc buffer", opt.bytes, median[STEPS]);
+    print_row("the same kernel on the copy", opt.bytes, median[STEPS + 1]);
+    print_row("both together", opt.bytes, median[STEPS] + median[STEPS + 1]);
+    printf("\nThe first read took %.1f times as long as the same read once the pages were on the\n"
+           "GPU, and %.1f times as long as copying first and reading the copy.\n",
+           median[FIRST_READ] / median[RESIDENT_READ],
+           median[FIRST_READ] / (median[STEPS] + median[STEPS + 1]));
+    if (opt.csv_dir != NULL)
+        write_csv(opt.csv_dir, opt.bytes, opt.reps, median);
+
+    CUDA_CHECK(event_timer_destroy(&timer));
+    CUDA_CHECK(cudaFree(b.d_sum));
+    CUDA_CHECK(cudaFree(b.d_copy));
+    CUDA_CHECK(cudaFreeHost(b.h_pinned));
+    CUDA_CHECK(cudaFree(b.managed));
+    return verdict(right ? NULL : "a checksum differs from the host's");
+}
