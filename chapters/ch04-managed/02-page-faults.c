@@ -25,6 +25,7 @@
 #include "chapter.h"
 #include "cuda_check.h"
 #include "gpu_work.h"
+#include "managed.h"
 #include "measure_csv.h"
 #include "timing.h"
 #include "units.h"
@@ -33,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PAGE_BYTES 4096
 #define MAX_REPS 50
 
 static const char usage[] =
@@ -58,7 +58,7 @@ static options parse_options(int argc, char **argv)
         {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
     };
     options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    if (opt.bytes < PAGE_BYTES || opt.bytes % PAGE_BYTES != 0)
+    if (opt.bytes < MANAGED_PAGE_BYTES || opt.bytes % MANAGED_PAGE_BYTES != 0)
         usage_error(argv[0], usage, "--size: %zu bytes is not a whole number of 4K pages",
                     opt.bytes);
     return opt;
@@ -78,28 +78,6 @@ typedef struct buffers {
     unsigned long long *d_sum;
 } buffers;
 
-/* Words of no short period, different each round, so that no round's checksum is another's. */
-static void host_write(uint32_t *words, size_t count, uint32_t round)
-{
-    for (size_t i = 0; i < count; i++)
-        words[i] = ((uint32_t)i + round) * 2654435761u;
-}
-
-/* One pass of gpu_work_checksum over `bytes` at d_data, timed with events; whether it summed
- * to `want`. */
-static bool timed_checksum(const void *d_data, size_t bytes, unsigned long long *d_sum,
-                           unsigned long long want, event_timer *timer, double *ms)
-{
-    float elapsed = 0;
-    CUDA_CHECK(event_timer_start(timer, 0));
-    CUDA_CHECK(gpu_work_checksum(0, d_data, bytes, 1, d_sum));
-    CUDA_CHECK(event_timer_stop(timer, 0, &elapsed));
-    *ms = elapsed;
-    unsigned long long sum = 0;
-    CUDA_CHECK(cudaMemcpy(&sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost));
-    return sum == want;
-}
-
 /* listing: managed-round */
 /* One round on the managed buffer: the host writes it, a kernel reads it twice, the host reads
  * a word of each page; ms[] gets each step's time. Returns false when a checksum is wrong. */
@@ -107,20 +85,16 @@ static bool managed_round(const buffers *b, size_t bytes, uint32_t round, event_
                           double ms[STEPS])
 {
     const size_t words = bytes / sizeof(uint32_t);
-    double start = host_clock_ms();
-    host_write(b->managed, words, round); /* the pages come to, or are made on, the host */
+    const double start = host_clock_ms();
+    managed_fill_words(b->managed, words, round); /* the pages come to, or are made on, the host */
     ms[HOST_WRITE] = host_clock_ms() - start;
     const unsigned long long want = gpu_work_checksum_host(b->managed, bytes, 1);
 
-    bool right = timed_checksum(b->managed, bytes, b->d_sum, want, timer, &ms[FIRST_READ]);
-    right &= timed_checksum(b->managed, bytes, b->d_sum, want, timer, &ms[RESIDENT_READ]);
-
-    volatile uint32_t sink = 0;
-    start = host_clock_ms();
-    for (size_t i = 0; i < words; i += PAGE_BYTES / sizeof(uint32_t))
-        sink += b->managed[i]; /* each page the host touches comes back from the GPU */
-    ms[HOST_READS_BACK] = host_clock_ms() - start;
-    (void)sink;
+    bool right =
+        managed_timed_checksum(0, b->managed, bytes, b->d_sum, want, timer, &ms[FIRST_READ]);
+    right &=
+        managed_timed_checksum(0, b->managed, bytes, b->d_sum, want, timer, &ms[RESIDENT_READ]);
+    ms[HOST_READS_BACK] = managed_touch_pages(b->managed, bytes); /* each page comes back */
     return right;
 }
 /* end listing */
@@ -130,32 +104,14 @@ static bool managed_round(const buffers *b, size_t bytes, uint32_t round, event_
 static bool explicit_round(const buffers *b, size_t bytes, uint32_t round, event_timer *timer,
                            double *copy_ms, double *read_ms)
 {
-    host_write(b->h_pinned, bytes / sizeof(uint32_t), round);
+    managed_fill_words(b->h_pinned, bytes / sizeof(uint32_t), round);
     const unsigned long long want = gpu_work_checksum_host(b->h_pinned, bytes, 1);
     float elapsed = 0;
     CUDA_CHECK(event_timer_start(timer, 0));
     CUDA_CHECK(cudaMemcpy(b->d_copy, b->h_pinned, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(event_timer_stop(timer, 0, &elapsed));
     *copy_ms = elapsed;
-    return timed_checksum(b->d_copy, bytes, b->d_sum, want, timer, read_ms);
-}
-
-/* Refuses, with the reason, a buffer larger than a quarter of the device's free memory: the
- * program holds it twice on the device (managed and copied) and must never oversubscribe. */
-static void refuse_oversubscription(size_t bytes, const char *argv0)
-{
-    size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bytes <= free_bytes / 4)
-        return;
-    char want[32], free_text[32];
-    fprintf(stderr,
-            "%s: --size %s is more than a quarter of the device's free memory (%s free): "
-            "managed memory beyond what the GPU holds would evict other programs' pages; ask "
-            "for less\n",
-            argv0, format_bytes(bytes, want, sizeof want),
-            format_bytes(free_bytes, free_text, sizeof free_text));
-    exit(verdict("the buffer would not fit well inside the device's free memory"));
+    return managed_timed_checksum(0, b->d_copy, bytes, b->d_sum, want, timer, read_ms);
 }
 
 static void write_csv(const char *dir, size_t bytes, int reps, const double ms[STEPS + 2])
@@ -185,7 +141,7 @@ int main(int argc, char **argv)
 {
     const options opt = parse_options(argc, argv);
     gpu_work_require("the kernel that reads the managed buffer");
-    refuse_oversubscription(opt.bytes, argv[0]);
+    managed_refuse_oversubscription(opt.bytes, argv[0]);
 
     buffers b;
     CUDA_CHECK(cudaMallocManaged((void **)&b.managed, opt.bytes, cudaMemAttachGlobal));
