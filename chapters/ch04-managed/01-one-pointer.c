@@ -124,7 +124,7 @@ static size_t round_trip_without_a_copy(size_t n)
     CUDA_CHECK(cudaFree(data));
     return wrong;
 }
-/* end listing */
+/* end listing: one-pointer */
 
 int main(int argc, char **argv)
 {

@@ -97,7 +97,7 @@ static bool managed_round(const buffers *b, size_t bytes, uint32_t round, event_
     ms[HOST_READS_BACK] = managed_touch_pages(b->managed, bytes); /* each page comes back */
     return right;
 }
-/* end listing */
+/* end listing: managed-round */
 
 /* The explicit way, for comparison: the same bytes copied from pinned memory, then read by
  * the same kernel. Returns false when the checksum is wrong. */

@@ -78,7 +78,7 @@ static bool read_malloced_memory(size_t bytes)
     free(h_words);
     return right;
 }
-/* end listing */
+/* end listing: pageable-read */
 
 int main(int argc, char **argv)
 {
