@@ -18,6 +18,7 @@
 #include "chapter.h"
 #include "cuda_check.h"
 #include "gpu_work.h"
+#include "managed.h"
 #include "units.h"
 
 #include <math.h>
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
     const size_t n = float_count_argument(argc, argv, usage, (size_t)16 << 20);
     const char *failure = NULL;
     gpu_work_require("the kernel that works on the managed buffer");
+    managed_refuse_oversubscription(n * sizeof(float), argv[0]);
     print_attributes(0, &failure);
 
     printf("\nWhat cudaPointerGetAttributes says of four kinds of memory\n");
