@@ -88,6 +88,12 @@ int verdict(const char *failure)
     return EXIT_FAILURE;
 }
 
+void verdict_require(bool ok, const char *what, const char **failure)
+{
+    if (!ok && *failure == NULL)
+        *failure = what;
+}
+
 void usage_exit_on_help(const char *arg, const char *argv0, const char *usage)
 {
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {

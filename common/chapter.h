@@ -98,4 +98,8 @@ void gpu_work_require(const char *needed_for);
  * exit status for main to return (0 or 1). */
 int verdict(const char *failure);
 
+/* Keeps the first thing a program found wrong in *failure, the one its verdict names: sets
+ * *failure to `what` when `ok` is false and nothing was found wrong before. */
+void verdict_require(bool ok, const char *what, const char **failure);
+
 #endif

@@ -24,13 +24,6 @@
 
 static const char usage[] = "(no arguments: it describes device 0 of this machine)";
 
-/* Keeps the first thing found wrong: the one the verdict names. */
-static void require(bool ok, const char *what, const char **failure)
-{
-    if (!ok && *failure == NULL)
-        *failure = what;
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -46,9 +39,9 @@ int main(int argc, char **argv)
     printf("  total            %s\n", format_bytes(host.total_bytes, total, sizeof total));
     printf("  available now    %s\n",
            format_bytes(host.available_bytes, available, sizeof available));
-    require(host.total_bytes > 0, "host memory: the total is zero", &failure);
-    require(host.available_bytes <= host.total_bytes, "host memory: more available than in all",
-            &failure);
+    verdict_require(host.total_bytes > 0, "host memory: the total is zero", &failure);
+    verdict_require(host.available_bytes <= host.total_bytes,
+                    "host memory: more available than in all", &failure);
 
     int devices = 0;
     CUDA_CHECK(cudaGetDeviceCount(&devices));
@@ -64,10 +57,11 @@ int main(int argc, char **argv)
     printf("  free now         %s\n", format_bytes(device.free_bytes, available, sizeof available));
     printf("  bandwidth        %.0f GB/s in theory: %d MHz x 2 (double data rate) x %d bits / 8\n",
            device.memory_gb_per_s, device.memory_clock_khz / 1000, device.memory_bus_width_bits);
-    require(device.total_bytes > 0, "device memory: the total is zero", &failure);
-    require(device.free_bytes <= device.total_bytes, "device memory: more free than in all",
-            &failure);
-    require(device.memory_gb_per_s > 0, "device memory: the bandwidth is not positive", &failure);
+    verdict_require(device.total_bytes > 0, "device memory: the total is zero", &failure);
+    verdict_require(device.free_bytes <= device.total_bytes, "device memory: more free than in all",
+                    &failure);
+    verdict_require(device.memory_gb_per_s > 0, "device memory: the bandwidth is not positive",
+                    &failure);
 
     printf("\nThe link between them (PCI Express, as NVML reports it)\n");
     pcie_link link;
@@ -85,9 +79,9 @@ int main(int argc, char **argv)
         /* The theoretical figure is the maximum's: the current state is a power
          * saving that lasts only until the first large copy. */
         double pcie = pcie_gb_per_s((int)link.max_generation, (int)link.max_width);
-        require(link.max_generation > 0 && link.max_width > 0 && link.current_generation > 0 &&
-                    link.current_width > 0,
-                "PCIe: NVML reported a generation or a width of 0", &failure);
+        verdict_require(link.max_generation > 0 && link.max_width > 0 &&
+                            link.current_generation > 0 && link.current_width > 0,
+                        "PCIe: NVML reported a generation or a width of 0", &failure);
         if (pcie <= 0)
             printf(
                 "  bandwidth        unknown: Gen%u is not in this course's table (common/pcie.c)\n",

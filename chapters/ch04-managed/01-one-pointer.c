@@ -31,13 +31,6 @@ static const char usage[] = "[FLOATS]\n"
 
 static const float A = 0.5f, B = 3.0f;
 
-/* Keeps the first thing found wrong: the one the verdict names. */
-static void require(bool ok, const char *what, const char **failure)
-{
-    if (!ok && *failure == NULL)
-        *failure = what;
-}
-
 /* --- What this device can do with managed memory -------------------------------------- */
 
 typedef struct managed_attribute {
@@ -72,9 +65,10 @@ static void print_attributes(int device, const char **failure)
         CUDA_CHECK(cudaDeviceGetAttribute(&value, attributes[i].attribute, device));
         printf("  %-40s %d: %s\n", attributes[i].name, value,
                value ? attributes[i].if_one : attributes[i].if_zero);
-        require(value == 0 || value == 1, "a managed-memory attribute is neither 0 nor 1", failure);
+        verdict_require(value == 0 || value == 1, "a managed-memory attribute is neither 0 nor 1",
+                        failure);
         if (attributes[i].attribute == cudaDevAttrManagedMemory)
-            require(value == 1, "this device cannot allocate managed memory", failure);
+            verdict_require(value == 1, "this device cannot allocate managed memory", failure);
     }
 }
 
@@ -99,10 +93,11 @@ static void describe_pointer(const char *what, const void *pointer, enum cudaMem
     CUDA_CHECK(cudaPointerGetAttributes(&attributes, pointer));
     printf("  %-22s %-27s device pointer %-14p host pointer %p\n", what,
            memory_type_name(attributes.type), attributes.devicePointer, attributes.hostPointer);
-    require(attributes.type == want, "a pointer is not of the type the runtime documents", failure);
+    verdict_require(attributes.type == want, "a pointer is not of the type the runtime documents",
+                    failure);
     if (want == cudaMemoryTypeManaged)
-        require(attributes.devicePointer == pointer && attributes.hostPointer == pointer,
-                "the managed pointer is not the same address on both sides", failure);
+        verdict_require(attributes.devicePointer == pointer && attributes.hostPointer == pointer,
+                        "the managed pointer is not the same address on both sides", failure);
 }
 
 /* listing: one-pointer */
@@ -154,6 +149,6 @@ int main(int argc, char **argv)
            format_bytes(n * sizeof(float), size, sizeof size));
     const size_t wrong = round_trip_without_a_copy(n);
     printf("  %zu of %zu elements came back as a * x + b\n", n - wrong, n);
-    require(wrong == 0, "an element did not come back as a * x + b", &failure);
+    verdict_require(wrong == 0, "an element did not come back as a * x + b", &failure);
     return verdict(failure);
 }

@@ -64,13 +64,28 @@ static options parse_options(int argc, char **argv)
     return opt;
 }
 
-/* The steps each round times, in the order it takes them. */
-enum step { HOST_WRITE, FIRST_READ, RESIDENT_READ, HOST_READS_BACK, STEPS };
-static const char *const step_names[STEPS] = {"host_write", "kernel_first_read",
-                                              "kernel_resident_read", "host_reads_one_word_a_page"};
+/* The steps each round times, in the order it takes them: four on the managed buffer
+ * (managed_round), then two the explicit way (explicit_round). Their names in the CSV file, and
+ * in the program's output. */
+enum step {
+    HOST_WRITE,
+    FIRST_READ,
+    RESIDENT_READ,
+    HOST_READS_BACK,
+    COPY_FROM_PINNED,
+    KERNEL_AFTER_COPY,
+    STEPS
+};
+static const char *const step_names[STEPS] = {"host_write",           "kernel_first_read",
+                                              "kernel_resident_read", "host_reads_one_word_a_page",
+                                              "copy_from_pinned",     "kernel_after_copy"};
 static const char *const step_words[STEPS] = {
-    "the host writes the managed buffer", "a kernel's first read (pages on the host: faults)",
-    "the same kernel again (pages on the GPU)", "the host reads one word of every 4 KiB page"};
+    "the host writes the managed buffer",
+    "a kernel's first read (pages on the host: faults)",
+    "the same kernel again (pages on the GPU)",
+    "the host reads one word of every 4 KiB page",
+    "cudaMemcpy from pinned memory to a cudaMalloc buffer",
+    "the same kernel on the copy"};
 
 typedef struct buffers {
     uint32_t *managed, *h_pinned;
@@ -100,9 +115,9 @@ static bool managed_round(const buffers *b, size_t bytes, uint32_t round, event_
 /* end listing: managed-round */
 
 /* The explicit way, for comparison: the same bytes copied from pinned memory, then read by
- * the same kernel. Returns false when the checksum is wrong. */
+ * the same kernel; ms[] gets each step's time. Returns false when the checksum is wrong. */
 static bool explicit_round(const buffers *b, size_t bytes, uint32_t round, event_timer *timer,
-                           double *copy_ms, double *read_ms)
+                           double ms[STEPS])
 {
     managed_fill_words(b->h_pinned, bytes / sizeof(uint32_t), round);
     const unsigned long long want = gpu_work_checksum_host(b->h_pinned, bytes, 1);
@@ -110,11 +125,12 @@ static bool explicit_round(const buffers *b, size_t bytes, uint32_t round, event
     CUDA_CHECK(event_timer_start(timer, 0));
     CUDA_CHECK(cudaMemcpy(b->d_copy, b->h_pinned, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(event_timer_stop(timer, 0, &elapsed));
-    *copy_ms = elapsed;
-    return managed_timed_checksum(0, b->d_copy, bytes, b->d_sum, want, timer, read_ms);
+    ms[COPY_FROM_PINNED] = elapsed;
+    return managed_timed_checksum(0, b->d_copy, bytes, b->d_sum, want, timer,
+                                  &ms[KERNEL_AFTER_COPY]);
 }
 
-static void write_csv(const char *dir, size_t bytes, int reps, const double ms[STEPS + 2])
+static void write_csv(const char *dir, size_t bytes, int reps, const double ms[STEPS])
 {
     measure_csv csv;
     FILE *f = measure_csv_create(&csv, dir, "page_faults.csv",
@@ -125,10 +141,9 @@ static void write_csv(const char *dir, size_t bytes, int reps, const double ms[S
             "# unit: milliseconds, median of %d rounds; kernels timed by CUDA events, the host "
             "by its clock\nstep,bytes,ms,gb_per_s\n",
             reps);
-    const char *names[STEPS + 2] = {step_names[0], step_names[1],      step_names[2],
-                                    step_names[3], "copy_from_pinned", "kernel_after_copy"};
-    for (int s = 0; s < STEPS + 2; s++)
-        fprintf(f, "%s,%zu,%.4f,%.3f\n", names[s], bytes, ms[s], bandwidth_gb_per_s(bytes, ms[s]));
+    for (int s = 0; s < STEPS; s++)
+        fprintf(f, "%s,%zu,%.4f,%.3f\n", step_names[s], bytes, ms[s],
+                bandwidth_gb_per_s(bytes, ms[s]));
     measure_csv_close(&csv);
 }
 
@@ -151,33 +166,32 @@ int main(int argc, char **argv)
     event_timer timer;
     CUDA_CHECK(event_timer_create(&timer));
 
-    double samples[STEPS + 2][MAX_REPS];
+    double samples[STEPS][MAX_REPS];
     bool right = true;
     for (int r = 0; r < opt.reps; r++) {
         double ms[STEPS];
         right &= managed_round(&b, opt.bytes, (uint32_t)r, &timer, ms);
+        right &= explicit_round(&b, opt.bytes, (uint32_t)r, &timer, ms);
         for (int s = 0; s < STEPS; s++)
             samples[s][r] = ms[s];
-        right &= explicit_round(&b, opt.bytes, (uint32_t)r, &timer, &samples[STEPS][r],
-                                &samples[STEPS + 1][r]);
     }
-    double median[STEPS + 2];
-    for (int s = 0; s < STEPS + 2; s++)
+    double median[STEPS];
+    for (int s = 0; s < STEPS; s++)
         median[s] = median_of(samples[s], (size_t)opt.reps);
 
     char size[32];
     printf("A managed buffer of %s, medians of %d rounds\n",
            format_bytes(opt.bytes, size, sizeof size), opt.reps);
-    for (int s = 0; s < STEPS; s++)
+    const double explicit_ms = median[COPY_FROM_PINNED] + median[KERNEL_AFTER_COPY];
+    for (int s = 0; s < STEPS; s++) {
+        if (s == COPY_FROM_PINNED)
+            printf("The explicit way, for comparison\n");
         print_row(step_words[s], opt.bytes, median[s]);
-    printf("The explicit way, for comparison\n");
-    print_row("cudaMemcpy from pinned memory to a cudaMalloc buffer", opt.bytes, median[STEPS]);
-    print_row("the same kernel on the copy", opt.bytes, median[STEPS + 1]);
-    print_row("both together", opt.bytes, median[STEPS] + median[STEPS + 1]);
+    }
+    print_row("both together", opt.bytes, explicit_ms);
     printf("\nThe first read took %.1f times as long as the same read once the pages were on the\n"
            "GPU, and %.1f times as long as copying first and reading the copy.\n",
-           median[FIRST_READ] / median[RESIDENT_READ],
-           median[FIRST_READ] / (median[STEPS] + median[STEPS + 1]));
+           median[FIRST_READ] / median[RESIDENT_READ], median[FIRST_READ] / explicit_ms);
     if (opt.csv_dir != NULL)
         write_csv(opt.csv_dir, opt.bytes, opt.reps, median);
 
