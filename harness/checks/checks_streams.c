@@ -144,7 +144,8 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
                          call->function == TRACED_cudaStreamCreateWithFlags;
     const bool on_stream =
         creates || call->stream != NULL || call->function == TRACED_cudaMemcpyAsync ||
-        call->function == TRACED_gpu_work_scale_add || call->function == TRACED_cudaEventRecord ||
+        call->function == TRACED_gpu_work_scale_add || call->function == TRACED_gpu_work_checksum ||
+        call->function == TRACED_cudaMemPrefetchAsync || call->function == TRACED_cudaEventRecord ||
         call->function == TRACED_cudaStreamWaitEvent ||
         call->function == TRACED_cudaStreamSynchronize;
     const char *where = creates && call->result != cudaSuccess ? "host"
@@ -156,8 +157,12 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
         harness_append_text(line, size, &used, " %s %s%s", direction_words(call),
                             size_words(call->bytes),
                             pageable_end(call) ? " (pageable host memory)" : "");
-    else if (call->function == TRACED_gpu_work_scale_add)
+    else if (call->function == TRACED_gpu_work_scale_add ||
+             call->function == TRACED_gpu_work_checksum)
         harness_append_text(line, size, &used, " on %s", size_words(call->bytes));
+    else if (call->function == TRACED_cudaMemPrefetchAsync)
+        harness_append_text(line, size, &used, " %s to %s", size_words(call->bytes),
+                            mem_location_words(call->location));
     else if (call->bytes)
         harness_append_text(line, size, &used, " %s", size_words(call->bytes));
     if (traced_call_waits_for_the_gpu(call))

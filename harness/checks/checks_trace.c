@@ -233,6 +233,14 @@ static void describe_call(const traced_call *call, char *text, size_t size)
         harness_append_text(text, size, &used, "(%zu bytes, %s: %s to %s)", call->bytes,
                             memcpy_kind_name(call->kind), memory_location_name(call->src_location),
                             memory_location_name(call->dst_location));
+    else if (call->function == TRACED_cudaMemPrefetchAsync)
+        harness_append_text(text, size, &used, "(%zu bytes of %s, to %s)", call->bytes,
+                            memory_location_name(call->dst_location),
+                            mem_location_words(call->location));
+    else if (call->function == TRACED_cudaMemAdvise)
+        harness_append_text(text, size, &used, "(%zu bytes of %s, %s, %s)", call->bytes,
+                            memory_location_name(call->dst_location), mem_advice_name(call->advice),
+                            mem_location_words(call->location));
     else if (call->bytes)
         harness_append_text(text, size, &used, "(%zu bytes)", call->bytes);
     if (call->flags)

@@ -93,6 +93,7 @@ typedef struct remote_trace_settings {
     double delay_ms;
     uint64_t delay_copies; /* the first copies held up; 0: every one */
     double host_copy_delay_ms; /* the learner's large memcpy calls held up (worker_libc.c) */
+    double kernel_delay_ms;    /* the learner's gpu_work kernels held up */
     uint64_t room; /* records the checker can still keep */
     uint64_t made[TRACED_FUNCTION_COUNT];
     struct {

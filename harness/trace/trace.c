@@ -91,6 +91,7 @@ void trace_start(void)
     trace_delay.milliseconds = 0;
     trace_delay.copies = 0;
     trace_delay.host_milliseconds = 0;
+    trace_delay.kernel_milliseconds = 0;
     tracing = true;
 }
 
@@ -172,6 +173,11 @@ void trace_delay_host_copies(double milliseconds)
     trace_delay.host_milliseconds = milliseconds;
 }
 
+void trace_delay_kernels(double milliseconds)
+{
+    trace_delay.kernel_milliseconds = milliseconds;
+}
+
 void trace_delay_first_async_copies(size_t copies, double milliseconds)
 {
     trace_delay.direction = cudaMemcpyDefault;
@@ -192,6 +198,38 @@ const char *memory_location_name(memory_location location)
     case LOCATION_UNKNOWN: break;
     }
     return "memory the runtime does not know";
+}
+
+const char *mem_location_words(struct cudaMemLocation location)
+{
+    static char words[48];
+    switch (location.type) {
+    case cudaMemLocationTypeDevice:
+        snprintf(words, sizeof words, "device %d", location.id);
+        return words;
+    case cudaMemLocationTypeHost: return "the host";
+    case cudaMemLocationTypeHostNuma:
+        snprintf(words, sizeof words, "host NUMA node %d", location.id);
+        return words;
+    case cudaMemLocationTypeHostNumaCurrent: return "the calling thread's host NUMA node";
+    default:
+        snprintf(words, sizeof words, "a location of type %d, id %d", (int)location.type,
+                 location.id);
+        return words;
+    }
+}
+
+const char *mem_advice_name(enum cudaMemoryAdvise advice)
+{
+    switch (advice) {
+    case cudaMemAdviseSetReadMostly: return "cudaMemAdviseSetReadMostly";
+    case cudaMemAdviseUnsetReadMostly: return "cudaMemAdviseUnsetReadMostly";
+    case cudaMemAdviseSetPreferredLocation: return "cudaMemAdviseSetPreferredLocation";
+    case cudaMemAdviseUnsetPreferredLocation: return "cudaMemAdviseUnsetPreferredLocation";
+    case cudaMemAdviseSetAccessedBy: return "cudaMemAdviseSetAccessedBy";
+    case cudaMemAdviseUnsetAccessedBy: return "cudaMemAdviseUnsetAccessedBy";
+    }
+    return "an advice the runtime does not know";
 }
 
 const char *memcpy_kind_name(enum cudaMemcpyKind kind)

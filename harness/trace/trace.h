@@ -66,6 +66,9 @@ typedef struct traced_call {
     unsigned int flags; /* cudaHostAlloc, cudaHostRegister, ...WithFlags, cudaStreamWaitEvent */
     cudaEvent_t event, end_event;
     cudaStream_t stream;
+    /* cudaMemPrefetchAsync: where to; cudaMemAdvise: the advice and whom it names. */
+    struct cudaMemLocation location;
+    enum cudaMemoryAdvise advice;
     double host_ms; /* host clock when the call returned */
 } traced_call;
 
@@ -81,6 +84,7 @@ typedef struct trace_copy_delay {
     double milliseconds; /* 0: no delay */
     size_t copies;       /* how many copies of a call to hold up, the first ones; 0: every one */
     double host_milliseconds; /* the learner's memcpy calls of 256 bytes or more; 0: none */
+    double kernel_milliseconds; /* each gpu_work kernel the learner's code launches; 0: none */
 } trace_copy_delay;
 extern traced_call trace_calls[TRACE_CAPACITY];
 extern size_t trace_recorded, trace_dropped_calls;
@@ -127,6 +131,11 @@ void trace_delay_first_async_copies(size_t copies, double milliseconds);
  * or not, by `milliseconds` before it starts (0: off; trace_start forgets it): a buffer handed
  * to the GPU before the threads filling it have finished then shows it every time. */
 void trace_delay_host_copies(double milliseconds);
+/* Holds up each traced gpu_work kernel (gpu_work_scale_add, gpu_work_checksum) the learner's
+ * code launches while tracing, as trace_delay_async_copies holds up copies: gpu_work_keep_busy
+ * for `milliseconds` on the kernel's stream first (0: off; trace_start forgets it). A host that
+ * reads managed memory before the kernel is done then reads what was there before it. */
+void trace_delay_kernels(double milliseconds);
 
 /* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);
@@ -155,6 +164,10 @@ size_t ledger_release_all(bool *complete);
 
 const char *memory_location_name(memory_location location);
 const char *memcpy_kind_name(enum cudaMemcpyKind kind);
+/* "device 0", "the host" (cudaMemLocationTypeHost), "host NUMA node 1": where a prefetch goes or
+ * whom advice names. The text lasts until the next call. */
+const char *mem_location_words(struct cudaMemLocation location);
+const char *mem_advice_name(enum cudaMemoryAdvise advice); /* "cudaMemAdviseSetReadMostly" */
 /* The kind that matches a copy between these locations. */
 enum cudaMemcpyKind memcpy_kind_for(memory_location dst, memory_location src);
 
@@ -166,6 +179,8 @@ bool trace_should_fail(traced_function function, cudaError_t *error);
 /* Internal: queues the delay trace_delay_async_copies asked for before this copy, if any. */
 void trace_delay_copy(const traced_call *call);
 void trace_delay_count_again(void); /* a new call of the learner's: no copy held up yet */
+/* Internal: queues the delay trace_delay_kernels asked for before this kernel, if any. */
+void trace_delay_kernel(const traced_call *call);
 /* Internal: notes the call in the ledger and, when `tracing`, in the trace. */
 void trace_record(const traced_call *call, bool tracing);
 

@@ -41,6 +41,13 @@ void trace_delay_copy(const traced_call *call)
         cudaGetLastError();
 }
 
+void trace_delay_kernel(const traced_call *call)
+{
+    if (trace_is_on() && trace_delay.kernel_milliseconds > 0 &&
+        gpu_work_keep_busy(call->stream, trace_delay.kernel_milliseconds) != cudaSuccess)
+        cudaGetLastError(); /* best effort, as for the copies */
+}
+
 /* The learner's code may call the runtime from several threads at once (chapter 3's
  * pageable_fast may): the counts, the trace and the ledger change under this lock. */
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;

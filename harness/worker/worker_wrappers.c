@@ -265,6 +265,33 @@ cudaError_t __wrap_cudaMemset(void *dst, int value, size_t bytes)
     FINISH(__real_cudaMemset(dst, value, bytes));
 }
 
+/* Managed memory: dst is the range moved or advised on, bytes its length. */
+DECLARE_REAL(cudaError_t, cudaMemPrefetchAsync,
+             (const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t))
+cudaError_t __wrap_cudaMemPrefetchAsync(const void *ptr, size_t bytes,
+                                        struct cudaMemLocation location, unsigned int flags,
+                                        cudaStream_t stream)
+{
+    BEGIN(cudaMemPrefetchAsync);
+    locate_ends(&call, tracing, (void *)ptr, NULL, bytes);
+    call.location = location;
+    call.flags = flags;
+    call.stream = stream;
+    FINISH(__real_cudaMemPrefetchAsync(ptr, bytes, location, flags, stream));
+}
+
+DECLARE_REAL(cudaError_t, cudaMemAdvise,
+             (const void *, size_t, enum cudaMemoryAdvise, struct cudaMemLocation))
+cudaError_t __wrap_cudaMemAdvise(const void *ptr, size_t bytes, enum cudaMemoryAdvise advice,
+                                 struct cudaMemLocation location)
+{
+    BEGIN(cudaMemAdvise);
+    locate_ends(&call, tracing, (void *)ptr, NULL, bytes);
+    call.advice = advice;
+    call.location = location;
+    FINISH(__real_cudaMemAdvise(ptr, bytes, advice, location));
+}
+
 /* --- Events ------------------------------------------------------------------------------ */
 
 DECLARE_REAL(cudaError_t, cudaEventCreate, (cudaEvent_t *))
@@ -390,7 +417,7 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream)
     FINISH(__real_cudaStreamDestroy(stream));
 }
 
-/* --- common/'s kernel that a pipeline runs between its copies --------------------------------- */
+/* --- common/'s kernels: a pipeline runs them between its copies, chapter 4 on managed memory - */
 
 DECLARE_REAL(cudaError_t, gpu_work_scale_add,
              (cudaStream_t, float *, const float *, size_t, float, float))
@@ -400,7 +427,23 @@ cudaError_t __wrap_gpu_work_scale_add(cudaStream_t stream, float *d_y, const flo
     BEGIN(gpu_work_scale_add);
     locate_ends(&call, tracing, d_y, d_x, n <= SIZE_MAX / sizeof(float) ? n * sizeof(float) : 0);
     call.stream = stream;
+    if (!fail)
+        trace_delay_kernel(&call);
     FINISH(__real_gpu_work_scale_add(stream, d_y, d_x, n, a, b));
+}
+
+/* dst is the sum it writes, src the data it reads. */
+DECLARE_REAL(cudaError_t, gpu_work_checksum,
+             (cudaStream_t, const void *, size_t, unsigned, unsigned long long *))
+cudaError_t __wrap_gpu_work_checksum(cudaStream_t stream, const void *d_data, size_t bytes,
+                                     unsigned passes, unsigned long long *d_sum)
+{
+    BEGIN(gpu_work_checksum);
+    locate_ends(&call, tracing, d_sum, d_data, bytes);
+    call.stream = stream;
+    if (!fail)
+        trace_delay_kernel(&call);
+    FINISH(__real_gpu_work_checksum(stream, d_data, bytes, passes, d_sum));
 }
 
 /* --- free(), which is no CUDA call, but the learner's code may give it CUDA's memory ------- */
