@@ -35,18 +35,26 @@ static bool close_to(double got, double want)
     return fabs(got - want) <= RELATIVE_TOLERANCE * fabs(want);
 }
 
-/* What a ratio between a learner's time and the right one says about the units. */
+/* The units mistakes, by the factor each puts between a learner's time and the right one. */
+#define GIB_FOR_GB                                                                                 \
+    " That is the difference between a GiB (2^30 bytes) and a GB (10^9 bytes): a bandwidth in "    \
+    "GB/s is 10^9 bytes a second."
+static const struct {
+    double factor;
+    const char *says;
+} unit_mistakes[] = {
+    {1e-3, " That is a thousandth: the time came out in seconds, and the model counts "
+           "milliseconds."},
+    {1e3, " That is a thousand times too much: milliseconds and seconds are mixed up."},
+    {1e9 / (double)GIB, GIB_FOR_GB},
+    {(double)GIB / 1e9, GIB_FOR_GB},
+};
+
 static const char *unit_note(double ratio)
 {
-    const double gib_per_gb = (double)GIB / 1e9;
-    if (close_to(ratio, 1e-3))
-        return " That is a thousandth: the time came out in seconds, and the model counts "
-               "milliseconds.";
-    if (close_to(ratio, 1e3))
-        return " That is a thousand times too much: milliseconds and seconds are mixed up.";
-    if (close_to(ratio, gib_per_gb) || close_to(ratio, 1 / gib_per_gb))
-        return " That is the difference between a GiB (2^30 bytes) and a GB (10^9 bytes): a "
-               "bandwidth in GB/s is 10^9 bytes a second.";
+    for (size_t m = 0; m < sizeof unit_mistakes / sizeof unit_mistakes[0]; m++)
+        if (close_to(ratio, unit_mistakes[m].factor))
+            return unit_mistakes[m].says;
     return "";
 }
 
@@ -117,6 +125,12 @@ typedef struct choice_case {
     enum transfer_choice answer;
 } choice_case;
 
+/* A case with the H200's figures. */
+#define ON_H200(bytes, size_text, fraction, passes, answer)                                        \
+    {                                                                                              \
+        bytes, size_text, fraction, passes, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, answer        \
+    }
+
 static const char *choice_name(enum transfer_choice choice)
 {
     switch (choice) {
@@ -167,18 +181,31 @@ static void expect_choices(const choice_case *cases, size_t count, const char *w
     for (size_t c = 0; c < count; c++)
         expect_choice(&cases[c], why);
 }
+#define EXPECT_CHOICES(cases, why) expect_choices(cases, sizeof(cases) / sizeof(cases)[0], why)
+
+/* Each fraction, at each of three sizes (every time in the model grows with the size, so the
+ * answer is the same at each), with the H200's figures: one answer for all. */
+static void expect_on_h200(const double *fractions, size_t count, unsigned passes,
+                           enum transfer_choice answer, const char *why)
+{
+    const struct {
+        size_t bytes;
+        const char *size_text;
+    } sizes[] = {{GIB, "1 GiB"}, {64 * MIB, "64 MiB"}, {4096, "4 KiB"}};
+    for (size_t f = 0; f < count; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            const choice_case c =
+                ON_H200(sizes[s].bytes, sizes[s].size_text, fractions[f], passes, answer);
+            expect_choice(&c, why);
+        }
+}
 
 COURSE_HOST_TEST(a_kernel_that_touches_few_pages_is_cheaper_on_managed_memory, 2)
 {
-    /* On the H200 the copy of 1 GiB takes 19.921 ms whatever is touched; faulting over 1%
-     * takes 1.5209 ms, 10% 15.209 ms, 12.5% 19.011 ms: all less. */
-    const choice_case cases[] = {
-        {GIB, "1 GiB", 0.01, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.001, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.1, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {64 * MIB, "64 MiB", 0.125, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-    };
-    expect_choices(cases, sizeof cases / sizeof cases[0],
+    /* On the H200 the copy of 1 GiB takes 19.921 ms whatever is touched; faulting over 0.1%
+     * takes 0.15209 ms, 1% 1.5209 ms, 10% 15.209 ms, 12.5% 19.011 ms: all less. */
+    const double fractions[] = {0.01, 0.001, 0.1, 0.125};
+    expect_on_h200(fractions, sizeof fractions / sizeof fractions[0], 1, TRANSFER_MANAGED,
                    "Faulting is slower per byte, but managed memory moves only the pages the "
                    "kernel touches, and the copy moves them all. The fraction touched decides: "
                    "compare the two times, which count the bytes each way moves, not the two "
@@ -189,13 +216,8 @@ COURSE_HOST_TEST(a_kernel_that_touches_most_pages_is_cheaper_copied_first, 2)
 {
     /* The same copy, 19.921 ms for 1 GiB; faulting over all of it takes 152.09 ms, half
      * 76.044 ms, a quarter 38.022 ms, 14% 21.292 ms: all more. */
-    const choice_case cases[] = {
-        {GIB, "1 GiB", 1.0, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
-        {GIB, "1 GiB", 0.5, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
-        {GIB, "1 GiB", 0.25, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
-        {4096, "4 KiB", 0.14, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
-    };
-    expect_choices(cases, sizeof cases / sizeof cases[0],
+    const double fractions[] = {1.0, 0.5, 0.25, 0.14};
+    expect_on_h200(fractions, sizeof fractions / sizeof fractions[0], 1, TRANSFER_COPY,
                    "A copy engine moves the bytes several times faster than page faults do, so "
                    "once the kernel touches more than a small part of the buffer, copying all of "
                    "it first is cheaper.");
@@ -208,14 +230,14 @@ COURSE_HOST_TEST(the_choice_turns_where_the_fraction_equals_the_ratio_of_the_ban
      * the 55.2 GB/s of a pinned copy of 1 GiB, 0.15761; and against a copy from pageable memory
      * at 8 GB/s, 7.06 / 8 = 0.8825: faults then lose only where nearly every page is touched. */
     const choice_case cases[] = {
-        {GIB, "1 GiB", 0.1305, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.1315, 1, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
+        ON_H200(GIB, "1 GiB", 0.1305, 1, TRANSFER_MANAGED),
+        ON_H200(GIB, "1 GiB", 0.1315, 1, TRANSFER_COPY),
         {256 * MIB, "256 MiB", 0.157, 1, 8.7, 55.2, TRANSFER_MANAGED},
         {256 * MIB, "256 MiB", 0.158, 1, 8.7, 55.2, TRANSFER_COPY},
         {GIB, "1 GiB", 0.88, 1, H200_FAULT_GB_PER_S, 8, TRANSFER_MANAGED},
         {GIB, "1 GiB", 0.885, 1, H200_FAULT_GB_PER_S, 8, TRANSFER_COPY},
     };
-    expect_choices(cases, sizeof cases / sizeof cases[0],
+    EXPECT_CHOICES(cases,
                    "Managed memory wins exactly while fraction * bytes / fault < bytes / copy, "
                    "that is while the fraction touched is below fault / copy, the ratio of the "
                    "two bandwidths.");
@@ -225,16 +247,15 @@ COURSE_HOST_TEST(the_number_of_passes_changes_nothing, 1)
 {
     /* 5% of 1 GiB faults over in 7.6044 ms, once, before a copy of 19.921 ms; half of it in
      * 76.044 ms. The later passes read memory on the GPU either way. */
-    const choice_case cases[] = {
-        {GIB, "1 GiB", 0.05, 2, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.05, 10, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.05, 1000, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_MANAGED},
-        {GIB, "1 GiB", 0.5, 1000, H200_FAULT_GB_PER_S, H200_COPY_GB_PER_S, TRANSFER_COPY},
-    };
-    expect_choices(cases, sizeof cases / sizeof cases[0],
-                   "Each touched page moves once, on the first pass, and stays on the GPU; the "
-                   "copy too is made once. Later passes read memory on the GPU either way, at the "
-                   "same speed, so the number of passes is in neither time.");
+    const char *why = "Each touched page moves once, on the first pass, and stays on the GPU; "
+                      "the copy too is made once. Later passes read memory on the GPU either "
+                      "way, at the same speed, so the number of passes is in neither time.";
+    const double sparse[] = {0.05}, dense[] = {0.5};
+    const unsigned passes[] = {2, 10, 1000};
+    for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
+        expect_on_h200(sparse, 1, passes[p], TRANSFER_MANAGED, why);
+        expect_on_h200(dense, 1, passes[p], TRANSFER_COPY, why);
+    }
 }
 
 COURSE_HOST_TEST(at_a_tie_the_copy_is_chosen, 1)
@@ -247,7 +268,7 @@ COURSE_HOST_TEST(at_a_tie_the_copy_is_chosen, 1)
         {2000000000, "2 * 10^9 bytes", 0.25, 3, 5, 20, TRANSFER_COPY},
         {1000000000, "10^9 bytes", 0.5, 1, 10, 20, TRANSFER_COPY},
     };
-    expect_choices(cases, sizeof cases / sizeof cases[0],
+    EXPECT_CHOICES(cases,
                    "Both take the same time, and at a tie the answer is TRANSFER_COPY: the "
                    "model's managed time is a floor (the driver moves whole pages, often more "
                    "than those touched), while a copy's is known in advance. Managed memory must "
