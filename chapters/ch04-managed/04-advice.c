@@ -39,35 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_REPS 50
-
-static const char usage[] =
-    "[--size SIZE] [--reps N] [--csv DIR]\n"
-    "       --size  bytes of the managed buffer; K, M, G multiply by 1024\n"
-    "               (default 256M; make measure uses 1G)\n"
-    "       --reps  rounds, 1 to 50, whose medians are printed (default 5)\n"
-    "       --csv   also write DIR/advice.csv";
-
-typedef struct options {
-    size_t bytes;
-    int reps;
-    const char *csv_dir;
-} options;
-
-static options parse_options(int argc, char **argv)
-{
-    options opt = {.bytes = (size_t)256 << 20, .reps = 5, .csv_dir = NULL};
-    const option_spec specs[] = {
-        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
-        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
-        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
-    };
-    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    if (opt.bytes < MANAGED_PAGE_BYTES || opt.bytes % MANAGED_PAGE_BYTES != 0)
-        usage_error(argv[0], usage, "--size: %zu bytes is not a whole number of 4K pages",
-                    opt.bytes);
-    return opt;
-}
+static const char usage[] = MANAGED_USAGE("advice.csv");
 
 /* The two patterns, and the advice tried on each (the first of each, none, is the baseline). */
 typedef enum pattern { READ_BY_BOTH, HOST_WRITES_GPU_READS } pattern;
@@ -125,7 +97,7 @@ static bool run_case(work *w, const advice_case *c, int device, case_result *res
     advise(w->managed, w->bytes, c->advice, device);
     unsigned long long want = gpu_work_checksum_host(w->managed, w->bytes, 1);
 
-    double kernel_ms[MAX_REPS + 1], host_ms[MAX_REPS + 1];
+    double kernel_ms[MANAGED_MAX_REPS + 1], host_ms[MANAGED_MAX_REPS + 1];
     bool right = true;
     for (int r = 0; r <= w->reps; r++) {
         if (c->pattern == HOST_WRITES_GPU_READS) { /* the host refills it for every kernel */
@@ -177,7 +149,7 @@ static void write_csv(const char *dir, size_t bytes, int reps, const case_result
 
 int main(int argc, char **argv)
 {
-    const options opt = parse_options(argc, argv);
+    const managed_options opt = managed_options_parse(argc, argv, usage);
     gpu_work_require("the kernel that reads the managed buffer");
     managed_refuse_oversubscription(opt.bytes, argv[0]);
 
