@@ -208,12 +208,15 @@ staged "to pageable host memory" 50 14.9 55.3 >"$dir/staged_d2h.csv"
     header "managed memory prefetched to the GPU and back, against pinned copies"
     echo "# unit: milliseconds, made up"
     echo "step,bytes,ms,gb_per_s"
-    awk 'BEGIN { b = 2^30; split("host_write prefetch_to_gpu kernel_after_prefetch " \
-                 "prefetch_to_host host_touch_after_prefetch busy_kernel_alone " \
-                 "prefetch_beside_busy_kernel copy_to_gpu_from_pinned copy_to_pinned_from_gpu", step)
-                 split("3.3 50 1200 17 400 50 49 54 55", rate)
-                 for (i = 1; i <= 9; i++) printf "%s,%d,%.4f,%.3f\n", step[i], b, b / rate[i] / 1e6,
-                                               rate[i] }'
+    awk 'BEGIN { b = 2^30; split("host_write prefetch_to_gpu prefetch_to_gpu_call " \
+                 "kernel_after_prefetch prefetch_to_host prefetch_to_host_call " \
+                 "host_touch_after_prefetch busy_kernel_alone " \
+                 "beside_busy_kernel_prefetch_queued_first beside_busy_kernel_kernel_queued_first " \
+                 "copy_to_gpu_from_pinned copy_to_pinned_from_gpu", step)
+                 split("3.3 50 60 1200 12 15 300 50 28 49 55 55", rate)
+                 for (i = 1; i <= 12; i++) {
+                     ms = b / rate[i] / 1e6; moves = step[i] !~ /_call$|^busy/
+                     printf "%s,%d,%.4f,%s\n", step[i], b, ms, moves ? sprintf("%.3f", rate[i]) : "" } }'
 } >"$dir/prefetch.csv"
 # 04-advice's: each pattern without advice and with the advice it is for.
 {

@@ -37,38 +37,53 @@
 
 static const char usage[] = MANAGED_USAGE("prefetch.csv");
 
-/* The steps a round times, in its order; their names in the CSV file and in the output. */
+/* The steps a round times, in its order; their names in the CSV file and in the output. The
+ * two *_CALL steps are how long the host waited in cudaMemPrefetchAsync before it returned. */
 enum step {
     HOST_WRITE,
     PREFETCH_TO_GPU,
+    PREFETCH_TO_GPU_CALL,
     KERNEL_AFTER_PREFETCH,
     PREFETCH_TO_HOST,
+    PREFETCH_TO_HOST_CALL,
     HOST_TOUCH_AFTER_PREFETCH,
     BUSY_ALONE,
-    PREFETCH_BESIDE_BUSY,
+    BESIDE_BUSY_PREFETCH_FIRST,
+    BESIDE_BUSY_KERNEL_FIRST,
     COPY_TO_GPU,
     COPY_TO_HOST,
     STEPS
 };
 static const char *const step_names[STEPS] = {"host_write",
                                               "prefetch_to_gpu",
+                                              "prefetch_to_gpu_call",
                                               "kernel_after_prefetch",
                                               "prefetch_to_host",
+                                              "prefetch_to_host_call",
                                               "host_touch_after_prefetch",
                                               "busy_kernel_alone",
-                                              "prefetch_beside_busy_kernel",
+                                              "beside_busy_kernel_prefetch_queued_first",
+                                              "beside_busy_kernel_kernel_queued_first",
                                               "copy_to_gpu_from_pinned",
                                               "copy_to_pinned_from_gpu"};
 static const char *const step_words[STEPS] = {
     "the host writes the managed buffer",
     "cudaMemPrefetchAsync to the GPU",
+    "  of which the host waited in the call",
     "the checksum kernel on the prefetched pages",
     "cudaMemPrefetchAsync back to the host",
+    "  of which the host waited in the call",
     "the host reads one word of every 4 KiB page",
     "a kernel that keeps another stream busy, alone",
-    "the same kernel and a prefetch to the GPU together",
+    "the kernel and a prefetch, the prefetch queued first",
+    "the kernel and a prefetch, the kernel queued first",
     "cudaMemcpy from pinned memory to a cudaMalloc buffer",
     "cudaMemcpy from the cudaMalloc buffer to pinned memory"};
+/* The steps that move no bytes of the buffer, whose GB/s would mean nothing. */
+static bool moves_the_buffer(enum step s)
+{
+    return s != BUSY_ALONE && s != PREFETCH_TO_GPU_CALL && s != PREFETCH_TO_HOST_CALL;
+}
 
 typedef struct buffers {
     uint32_t *managed, *h_pinned;
@@ -79,13 +94,16 @@ typedef struct buffers {
 } buffers;
 
 /* listing: prefetch-round */
-/* A prefetch of the whole buffer to `where`, on b->stream, timed by its events. */
+/* A prefetch of the whole buffer to `where`, on b->stream, timed by its events; *call_ms gets
+ * how long the call itself took to return, on the host clock. */
 static double timed_prefetch(const buffers *b, size_t bytes, struct cudaMemLocation where,
-                             event_timer *timer)
+                             event_timer *timer, double *call_ms)
 {
     float elapsed = 0;
     CUDA_CHECK(event_timer_start(timer, b->stream));
+    const double called = host_clock_ms();
     CUDA_CHECK(cudaMemPrefetchAsync(b->managed, bytes, where, 0, b->stream));
+    *call_ms = host_clock_ms() - called;
     CUDA_CHECK(event_timer_stop(timer, b->stream, &elapsed));
     return elapsed;
 }
@@ -100,18 +118,56 @@ static bool prefetch_round(const buffers *b, size_t bytes, uint32_t round, event
     ms[HOST_WRITE] = host_clock_ms() - start;
     const unsigned long long want = gpu_work_checksum_host(b->managed, bytes, 1);
 
-    ms[PREFETCH_TO_GPU] = timed_prefetch(b, bytes, b->gpu, timer);
+    ms[PREFETCH_TO_GPU] = timed_prefetch(b, bytes, b->gpu, timer, &ms[PREFETCH_TO_GPU_CALL]);
     const bool right = managed_timed_checksum(b->stream, b->managed, bytes, b->d_sum, want, timer,
                                               &ms[KERNEL_AFTER_PREFETCH]);
-    ms[PREFETCH_TO_HOST] = timed_prefetch(b, bytes, b->host, timer);
+    ms[PREFETCH_TO_HOST] = timed_prefetch(b, bytes, b->host, timer, &ms[PREFETCH_TO_HOST_CALL]);
     ms[HOST_TOUCH_AFTER_PREFETCH] = managed_touch_pages(b->managed, bytes); /* no faults now */
     return right;
 }
 /* end listing: prefetch-round */
 
-/* A kernel holding b->other busy for busy_ms, timed alone, then beside a prefetch of the whole
- * buffer to the GPU on b->stream, both from one start event: how long until both were done.
- * The pages end on the GPU, where a checksum must find them right; then they go back. */
+/* The kernel on b->other and a prefetch of the whole buffer (its pages on the host) to the GPU
+ * on b->stream, both after one start event, queued in the order asked: how long until both
+ * were done. The pages end on the GPU, where a checksum must find them right (`want`). */
+static bool beside_busy(const buffers *b, size_t bytes, double busy_ms, bool kernel_first,
+                        unsigned long long want, event_timer *timer, double *ms)
+{
+    cudaEvent_t start, prefetched, kept_busy;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&prefetched));
+    CUDA_CHECK(cudaEventCreate(&kept_busy));
+    CUDA_CHECK(cudaEventRecord(start, b->stream));
+    CUDA_CHECK(cudaStreamWaitEvent(b->other, start, 0));
+    if (kernel_first)
+        CUDA_CHECK(gpu_work_keep_busy(b->other, busy_ms));
+    CUDA_CHECK(cudaMemPrefetchAsync(b->managed, bytes, b->gpu, 0, b->stream));
+    if (!kernel_first)
+        CUDA_CHECK(gpu_work_keep_busy(b->other, busy_ms));
+    CUDA_CHECK(cudaEventRecord(prefetched, b->stream));
+    CUDA_CHECK(cudaEventRecord(kept_busy, b->other));
+    CUDA_CHECK(cudaEventSynchronize(prefetched));
+    CUDA_CHECK(cudaEventSynchronize(kept_busy));
+    float prefetch_ms = 0, busy_done_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&prefetch_ms, start, prefetched));
+    CUDA_CHECK(cudaEventElapsedTime(&busy_done_ms, start, kept_busy));
+    *ms = prefetch_ms > busy_done_ms ? prefetch_ms : busy_done_ms;
+    CUDA_CHECK(cudaEventDestroy(kept_busy));
+    CUDA_CHECK(cudaEventDestroy(prefetched));
+    CUDA_CHECK(cudaEventDestroy(start));
+
+    double unused;
+    const bool right =
+        managed_timed_checksum(b->stream, b->managed, bytes, b->d_sum, want, timer, &unused);
+    CUDA_CHECK(cudaMemPrefetchAsync(b->managed, bytes, b->host, 0, b->stream));
+    CUDA_CHECK(cudaStreamSynchronize(b->stream));
+    return right;
+}
+
+/* A kernel holding b->other busy for busy_ms, timed alone, then beside a prefetch to the GPU,
+ * queued after it and before it. The host may wait in cudaMemPrefetchAsync while the driver
+ * does its part of the work: a kernel queued after the call starts only once it has returned.
+ * h_pinned holds the round's pattern, as the managed buffer does. */
 static bool overlap_round(const buffers *b, size_t bytes, double busy_ms, event_timer *timer,
                           double ms[STEPS])
 {
@@ -120,33 +176,10 @@ static bool overlap_round(const buffers *b, size_t bytes, double busy_ms, event_
     CUDA_CHECK(gpu_work_keep_busy(b->other, busy_ms));
     CUDA_CHECK(event_timer_stop(timer, b->other, &elapsed));
     ms[BUSY_ALONE] = elapsed;
-
-    cudaEvent_t start, prefetched, kept_busy;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&prefetched));
-    CUDA_CHECK(cudaEventCreate(&kept_busy));
-    CUDA_CHECK(cudaEventRecord(start, b->stream));
-    CUDA_CHECK(cudaStreamWaitEvent(b->other, start, 0));
-    CUDA_CHECK(cudaMemPrefetchAsync(b->managed, bytes, b->gpu, 0, b->stream));
-    CUDA_CHECK(gpu_work_keep_busy(b->other, busy_ms));
-    CUDA_CHECK(cudaEventRecord(prefetched, b->stream));
-    CUDA_CHECK(cudaEventRecord(kept_busy, b->other));
-    CUDA_CHECK(cudaEventSynchronize(prefetched));
-    CUDA_CHECK(cudaEventSynchronize(kept_busy));
-    float prefetch_ms = 0, busy_done_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&prefetch_ms, start, prefetched));
-    CUDA_CHECK(cudaEventElapsedTime(&busy_done_ms, start, kept_busy));
-    ms[PREFETCH_BESIDE_BUSY] = prefetch_ms > busy_done_ms ? prefetch_ms : busy_done_ms;
-    CUDA_CHECK(cudaEventDestroy(kept_busy));
-    CUDA_CHECK(cudaEventDestroy(prefetched));
-    CUDA_CHECK(cudaEventDestroy(start));
-
-    double unused;
-    const bool right =
-        managed_timed_checksum(b->stream, b->managed, bytes, b->d_sum,
-                               gpu_work_checksum_host(b->h_pinned, bytes, 1), timer, &unused);
-    CUDA_CHECK(cudaMemPrefetchAsync(b->managed, bytes, b->host, 0, b->stream));
-    CUDA_CHECK(cudaStreamSynchronize(b->stream));
+    const unsigned long long want = gpu_work_checksum_host(b->h_pinned, bytes, 1);
+    bool right =
+        beside_busy(b, bytes, busy_ms, false, want, timer, &ms[BESIDE_BUSY_PREFETCH_FIRST]);
+    right &= beside_busy(b, bytes, busy_ms, true, want, timer, &ms[BESIDE_BUSY_KERNEL_FIRST]);
     return right;
 }
 
@@ -182,11 +215,15 @@ static void write_csv(const char *dir, size_t bytes, int reps, const double ms[S
                                  "chapters/ch04-managed/03-prefetch");
     fprintf(f,
             "# unit: milliseconds, median of %d rounds; the GPU's steps timed by CUDA events, "
-            "the host's by its clock\nstep,bytes,ms,gb_per_s\n",
+            "the host's by its clock (the *_call steps: how long the call took to return); "
+            "gb_per_s empty where a step moves no bytes\nstep,bytes,ms,gb_per_s\n",
             reps);
-    for (int s = 0; s < STEPS; s++)
-        fprintf(f, "%s,%zu,%.4f,%.3f\n", step_names[s], bytes, ms[s],
-                bandwidth_gb_per_s(bytes, ms[s]));
+    for (int s = 0; s < STEPS; s++) {
+        fprintf(f, "%s,%zu,%.4f,", step_names[s], bytes, ms[s]);
+        if (moves_the_buffer((enum step)s))
+            fprintf(f, "%.3f", bandwidth_gb_per_s(bytes, ms[s]));
+        fprintf(f, "\n");
+    }
     measure_csv_close(&csv);
 }
 
@@ -237,19 +274,20 @@ int main(int argc, char **argv)
         else if (s == COPY_TO_GPU)
             printf("The explicit way, for comparison\n");
         printf("  %-54s %10.3f ms", step_words[s], median[s]);
-        if (s != BUSY_ALONE) /* the one step that moves no bytes */
+        if (moves_the_buffer((enum step)s))
             printf(" %9.1f GB/s", bandwidth_gb_per_s(opt.bytes, median[s]));
         printf("\n");
     }
+    const double longer_alone =
+        median[PREFETCH_TO_GPU] > median[BUSY_ALONE] ? median[PREFETCH_TO_GPU] : median[BUSY_ALONE];
     printf("\nThe prefetch to the GPU moved %.0f%% of what the pinned copy moved, and the one "
-           "back\n%.0f%% of the copy back. Beside the kernel, the prefetch and the kernel "
-           "took %.2f times\nas long as the longer of the two alone (1: they overlapped "
-           "entirely; 2: not at all).\n",
+           "back\n%.0f%% of the copy back. Beside the kernel, the two took %.2f times as long as "
+           "the\nlonger of them alone with the prefetch queued first, %.2f times with the kernel "
+           "queued\nfirst (1: they overlapped entirely; 2: not at all).\n",
            100 * median[COPY_TO_GPU] / median[PREFETCH_TO_GPU],
            100 * median[COPY_TO_HOST] / median[PREFETCH_TO_HOST],
-           median[PREFETCH_BESIDE_BUSY] / (median[PREFETCH_TO_GPU] > median[BUSY_ALONE]
-                                               ? median[PREFETCH_TO_GPU]
-                                               : median[BUSY_ALONE]));
+           median[BESIDE_BUSY_PREFETCH_FIRST] / longer_alone,
+           median[BESIDE_BUSY_KERNEL_FIRST] / longer_alone);
     if (opt.csv_dir != NULL)
         write_csv(opt.csv_dir, opt.bytes, opt.reps, median);
 
