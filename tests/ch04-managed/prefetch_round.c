@@ -60,8 +60,7 @@ static cudaError_t run_prefetch_round(void *context)
     return prefetch_round(r->h_in, r->h_out, r->n, A, B);
 }
 
-/* The device the worker's calls go to: the one the checker's runtime calls current, since the
- * test may not choose another (cudaSetDevice is not the learner's to call either). */
+/* The worker's device is the checker's: neither side may choose another (cudaSetDevice). */
 static int current_device(void)
 {
     int device = -1;
@@ -385,19 +384,15 @@ COURSE_TEST(errors_are_returned_and_everything_still_given_back, 2)
 
 /* --- Time ---------------------------------------------------------------------------------
  *
- * The learner's round, on the host clock from the call until it returned, against the test's
- * own round of the same work in its own context, once with the two prefetches and once without
- * (every page moved by a fault), measured just before it. On the GPU the course measured
- * (measurements/h200, 1 GiB): the host's first write of managed memory 322 ms, the same with
- * or without prefetches; the kernel's fault-driven first read 152 ms against a prefetch to the
- * GPU of 21.6 ms; the host's fault-driven read back 150 to 190 ms against a prefetch back of
- * 63 ms. So for 256 MiB the faulting round takes some 55 to 65 ms longer than the prefetched
- * one, of about 190 ms, F / P about 1.4: the test asks the learner's round to save at least
- * half of that difference, (P + F) / 2, which leaves a correct round about 30 ms of room. Where
- * the faulting round is not CAN_SHOW times the prefetched one, the device moves pages on
- * demand as fast as by prefetching (the stand-in runtime has no page faults): the test cannot
- * judge there, and says so. Each attempt takes about 0.6 s; a correct round that misses once
- * gets another. */
+ * The learner's round on the host clock, from the call to its return, against the test's own
+ * round of the same work in its own context, with the two prefetches (P) and with none, every
+ * page moved by a fault (F). On an H200 (1 GiB, CUDA 13): the host's first write 322 ms in
+ * both; the kernel's faulting first read 152 ms against a prefetch to the GPU of 21.6; the
+ * host's faulting read back 150 to 190 ms against a prefetch back of 63. For 256 MiB, F is some
+ * 55 to 65 ms longer than P, of about 190 (F / P about 1.4); the learner's round must save at
+ * least half of it, (P + F) / 2, about 30 ms of room. Where F is not CAN_SHOW times P, pages
+ * move on demand as fast as by prefetch (the stand-in runtime has no page faults): the test
+ * cannot judge, and says so. An attempt takes about 0.6 s; a correct round may miss once. */
 enum { TIMED_N = 64 << 20, ATTEMPTS = 3 }; /* 256 MiB */
 #define CAN_SHOW 1.15
 #define SHARE_SAVED 0.5
