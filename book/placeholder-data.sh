@@ -8,7 +8,8 @@
 #                                    limits.csv (as chapter 2's programs would), and
 #                                    bidirectional.csv, overlap.csv, timeline.csv,
 #                                    staged_h2d.csv and staged_d2h.csv (as chapter 3's would),
-#                                    and page_faults.csv (as chapter 4's 02-page-faults would)
+#                                    and page_faults.csv, prefetch.csv and advice.csv (as chapter
+#                                    4's 02-page-faults, 03-prefetch and 04-advice would)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -202,5 +203,41 @@ staged "to pageable host memory" 50 14.9 55.3 >"$dir/staged_d2h.csv"
                  for (i = 1; i <= 6; i++) printf "%s,%d,%.4f,%.3f\n", step[i], b, b / rate[i] / 1e6,
                                                rate[i] }'
 } >"$dir/page_faults.csv"
+# 03-prefetch's: prefetches at 50 and 17 GB/s, pinned copies at 54 and 55, a kernel beside.
+{
+    header "managed memory prefetched to the GPU and back, against pinned copies"
+    echo "# unit: milliseconds, made up"
+    echo "step,bytes,ms,gb_per_s"
+    awk 'BEGIN { b = 2^30; split("host_write prefetch_to_gpu prefetch_to_gpu_call " \
+                 "kernel_after_prefetch prefetch_to_host prefetch_to_host_call " \
+                 "host_touch_after_prefetch busy_kernel_alone " \
+                 "beside_busy_kernel_prefetch_queued_first beside_busy_kernel_kernel_queued_first " \
+                 "copy_to_gpu_from_pinned copy_to_pinned_from_gpu", step)
+                 split("3.3 50 60 1200 12 15 300 50 28 49 55 55", rate)
+                 for (i = 1; i <= 12; i++) {
+                     ms = b / rate[i] / 1e6; moves = step[i] !~ /_call$|^busy/
+                     printf "%s,%d,%.4f,%s\n", step[i], b, ms, moves ? sprintf("%.3f", rate[i]) : "" } }'
+} >"$dir/prefetch.csv"
+# 04-advice's: each pattern without advice and with the advice it is for.
+{
+    header "managed memory with and without cudaMemAdvise, on the pattern each advice is for"
+    echo "# unit: milliseconds, made up"
+    echo "measure,pattern,advice,step,bytes,ms,gb_per_s"
+    awk 'BEGIN { b = 2^30
+                 n = split("read_by_both none first_kernel_read 7|read_by_both none kernel_read 7|" \
+                     "read_by_both none host_read 7|read_by_both read_mostly first_kernel_read 12|" \
+                     "read_by_both read_mostly kernel_read 1200|read_by_both read_mostly host_read 300|" \
+                     "host_writes_gpu_reads none first_kernel_read 7|host_writes_gpu_reads none kernel_read 7|" \
+                     "host_writes_gpu_reads none host_write 3|" \
+                     "host_writes_gpu_reads preferred_host first_kernel_read 20|" \
+                     "host_writes_gpu_reads preferred_host kernel_read 40|" \
+                     "host_writes_gpu_reads preferred_host host_write 8|" \
+                     "host_writes_gpu_reads preferred_host_accessed_by first_kernel_read 40|" \
+                     "host_writes_gpu_reads preferred_host_accessed_by kernel_read 40|" \
+                     "host_writes_gpu_reads preferred_host_accessed_by host_write 8", row, "|")
+                 for (i = 1; i <= n; i++) { split(row[i], f, " ")
+                     printf "%s_%s_%s,%s,%s,%s,%d,%.4f,%.3f\n", f[1], f[2], f[3], f[1], f[2], f[3], b,
+                            b / f[4] / 1e6, f[4] } }'
+} >"$dir/advice.csv"
 
 echo "placeholder data (not measured) in $dir"

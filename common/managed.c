@@ -9,6 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+managed_options managed_options_parse(int argc, char **argv, const char *usage)
+{
+    managed_options opt = {.bytes = (size_t)256 << 20, .reps = 5, .csv_dir = NULL};
+    const option_spec specs[] = {
+        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
+        {"--reps", OPTION_COUNT, &opt.reps, 1, MANAGED_MAX_REPS},
+        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (opt.bytes < MANAGED_PAGE_BYTES || opt.bytes % MANAGED_PAGE_BYTES != 0)
+        usage_error(argv[0], usage, "--size: %zu bytes is not a whole number of 4K pages",
+                    opt.bytes);
+    return opt;
+}
+
 void managed_fill_words(uint32_t *words, size_t count, uint32_t round)
 {
     for (size_t i = 0; i < count; i++)

@@ -11,6 +11,25 @@
 #include <stdint.h>
 
 #define MANAGED_PAGE_BYTES 4096
+#define MANAGED_MAX_REPS 50
+
+/* The command line of a program that measures one managed buffer: its size, the rounds whose
+ * medians it prints, and a folder for its CSV file, CSV_FILE. */
+#define MANAGED_USAGE(csv_file)                                                                    \
+    "[--size SIZE] [--reps N] [--csv DIR]\n"                                                       \
+    "       --size  bytes of the managed buffer; K, M, G multiply by 1024\n"                       \
+    "               (default 256M; make measure uses 1G)\n"                                        \
+    "       --reps  rounds, 1 to 50, whose medians are printed (default 5)\n"                      \
+    "       --csv   also write DIR/" csv_file
+typedef struct managed_options {
+    size_t bytes;
+    int reps;
+    const char *csv_dir; /* NULL: no CSV file */
+} managed_options;
+
+/* Parses MANAGED_USAGE's options (options_parse's rules): 256 MiB, 5 rounds and no CSV file by
+ * default; a size that is not a whole number of 4 KiB pages is a usage error. */
+managed_options managed_options_parse(int argc, char **argv, const char *usage);
 
 /* Writes `count` words of no short period, different for each `round`, so that no round's
  * checksum is another's. Written through a managed pointer, it brings every page to the host. */

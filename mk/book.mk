@@ -185,9 +185,13 @@ MEASURE_CH03 = { $(word 1,$(MEASURE_CH03_PROGRAMS)) --sizes 4M,16M,64M,256M,1G -
                  $(word 3,$(MEASURE_CH03_PROGRAMS)) --sweep --csv "$$dir"; } | tee "$$dir/.ch03.txt" && \
                mv "$$dir/.ch03.txt" "$$dir/ch03.txt";
 
-# Chapter 4: what managed memory's page faults cost, against copying first; its output in
-# ch04.txt. The program refuses a buffer of more than a quarter of the GPU's free memory.
-MEASURE_CH04_PROGRAMS := $(BUILD)/chapters/ch04-managed/02-page-faults
+# Chapter 4: what managed memory's page faults cost, against copying first; prefetching; the
+# advice; their output in ch04.txt. Each program refuses a buffer of more than a quarter of the
+# GPU's free memory.
+MEASURE_CH04_PROGRAMS := $(addprefix $(BUILD)/chapters/ch04-managed/,02-page-faults 03-prefetch \
+                                                                      04-advice)
 measure: $(MEASURE_CH04_PROGRAMS)
-MEASURE_CH04 = { $(word 1,$(MEASURE_CH04_PROGRAMS)) --size 1G --csv "$$dir"; } | \
+MEASURE_CH04 = { $(word 1,$(MEASURE_CH04_PROGRAMS)) --size 1G --csv "$$dir" && echo && \
+                 $(word 2,$(MEASURE_CH04_PROGRAMS)) --size 1G --csv "$$dir" && echo && \
+                 $(word 3,$(MEASURE_CH04_PROGRAMS)) --size 1G --csv "$$dir"; } | \
                  tee "$$dir/.ch04.txt" && mv "$$dir/.ch04.txt" "$$dir/ch04.txt";

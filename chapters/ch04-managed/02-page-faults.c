@@ -34,35 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_REPS 50
-
-static const char usage[] =
-    "[--size SIZE] [--reps N] [--csv DIR]\n"
-    "       --size  bytes of the managed buffer; K, M, G multiply by 1024\n"
-    "               (default 256M; make measure uses 1G)\n"
-    "       --reps  rounds, 1 to 50, whose medians are printed (default 5)\n"
-    "       --csv   also write DIR/page_faults.csv";
-
-typedef struct options {
-    size_t bytes;
-    int reps;
-    const char *csv_dir;
-} options;
-
-static options parse_options(int argc, char **argv)
-{
-    options opt = {.bytes = (size_t)256 << 20, .reps = 5, .csv_dir = NULL};
-    const option_spec specs[] = {
-        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
-        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
-        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
-    };
-    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    if (opt.bytes < MANAGED_PAGE_BYTES || opt.bytes % MANAGED_PAGE_BYTES != 0)
-        usage_error(argv[0], usage, "--size: %zu bytes is not a whole number of 4K pages",
-                    opt.bytes);
-    return opt;
-}
+static const char usage[] = MANAGED_USAGE("page_faults.csv");
 
 /* The steps each round times, in the order it takes them: four on the managed buffer
  * (managed_round), then two the explicit way (explicit_round). Their names in the CSV file, and
@@ -154,7 +126,7 @@ static void print_row(const char *what, size_t bytes, double ms)
 
 int main(int argc, char **argv)
 {
-    const options opt = parse_options(argc, argv);
+    const managed_options opt = managed_options_parse(argc, argv, usage);
     gpu_work_require("the kernel that reads the managed buffer");
     managed_refuse_oversubscription(opt.bytes, argv[0]);
 
@@ -166,7 +138,7 @@ int main(int argc, char **argv)
     event_timer timer;
     CUDA_CHECK(event_timer_create(&timer));
 
-    double samples[STEPS][MAX_REPS];
+    double samples[STEPS][MANAGED_MAX_REPS];
     bool right = true;
     for (int r = 0; r < opt.reps; r++) {
         double ms[STEPS];

@@ -40,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 static int channel = WORKER_FD_SOCKET;
 
 static double now_s(void)
@@ -239,10 +238,10 @@ static void apply_settings(const remote_trace_settings *settings)
     trace_delay.kernel_milliseconds = settings->kernel_delay_ms;
     trace_delay_count_again();
     static bool kernel_loaded;
-    if (trace_delay.milliseconds > 0 && !kernel_loaded) {
+    if ((trace_delay.milliseconds > 0 || trace_delay.kernel_milliseconds > 0) && !kernel_loaded) {
         /* Load the delaying kernel now, once, untraced: loading it at its first launch, in the
          * middle of the learner's calls, could make the host wait there. A runtime without
-         * kernels simply does not delay the copies. */
+         * kernels simply does not delay the copies and kernels. */
         if (gpu_work_keep_busy(NULL, 0.0) != cudaSuccess ||
             __real_cudaDeviceSynchronize() != cudaSuccess)
             (void)cudaGetLastError();
