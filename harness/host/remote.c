@@ -305,6 +305,7 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     settings.delay_copies = trace_delay.copies;
     settings.host_copy_delay_ms = trace_delay.host_milliseconds;
     settings.kernel_delay_ms = trace_delay.kernel_milliseconds;
+    settings.prefetches_skipped = trace_delay.prefetches_skipped;
     settings.room = TRACE_CAPACITY - trace_recorded;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
         settings.made[f] = trace_made[f];

@@ -3,10 +3,10 @@
  *
  * The checker (harness/host/runner.c's child, the test bodies and every check that decides a
  * verdict) loads no learner code. The learner's functions run in a worker, a process of its own
- * (build/tests/worker, harness/worker/worker_main.c), which loads the learner's module and calls what
- * the checker asks for. Each exercise function a test calls is a stub, generated from the
- * exercise's header (harness/host/remote_stubs.awk), that sends the call over a socket and waits for
- * the answer; the worker's side of the same file calls the learner's function.
+ * (build/tests/worker, harness/worker/worker_main.c), which loads the learner's module and calls
+ * what the checker asks for. Each exercise function a test calls is a stub, generated from the
+ * exercise's header (harness/host/remote_stubs.awk), that sends the call over a socket and waits
+ * for the answer; the worker's side of the same file calls the learner's function.
  *
  * Pointers cross as they are: the tests' host buffers live in an arena of shared memory mapped
  * at the same address in both processes, and their device buffers are the worker's own, which
@@ -56,19 +56,19 @@ bool remote_in_arena(const void *ptr, size_t bytes);
  * A request is a remote_request, then `payload` bytes; a reply a remote_reply, then its records
  * and texts. The checker believes nothing of a reply beyond its bounds. */
 typedef enum remote_op {
-    OP_LOAD = 1,       /* exercise's learner module: payload = its path */
-    OP_CALL,           /* exercise, function: payload = remote_trace_settings, then the arguments */
-    OP_DEVICE_ALLOC,   /* a = bytes: value = pointer, handle = its IPC handle */
-    OP_DEVICE_FREE,    /* a = pointer */
-    OP_REGISTER,       /* a = pointer, b = bytes: the test's pinned buffer, kept registered */
-    OP_STREAM_CREATE,  /* a = flags: value = the stream */
-    OP_SYNCHRONIZE,    /* cudaDeviceSynchronize, untraced: value = how long it took, in us */
+    OP_LOAD = 1,      /* exercise's learner module: payload = its path */
+    OP_CALL,          /* exercise, function: payload = remote_trace_settings, then the arguments */
+    OP_DEVICE_ALLOC,  /* a = bytes: value = pointer, handle = its IPC handle */
+    OP_DEVICE_FREE,   /* a = pointer */
+    OP_REGISTER,      /* a = pointer, b = bytes: the test's pinned buffer, kept registered */
+    OP_STREAM_CREATE, /* a = flags: value = the stream */
+    OP_SYNCHRONIZE,   /* cudaDeviceSynchronize, untraced: value = how long it took, in us */
     OP_STREAM_SYNCHRONIZE, /* a = stream */
-    OP_SETTLE,         /* untraced: waits for what a cudaMemcpy in one process would wait for */
-    OP_KEEP_BUSY,      /* a = stream, ms: gpu_work_keep_busy, untraced */
-    OP_LOCATE,         /* a = pointer: value = its memory_location */
-    OP_THREADS,        /* value = the threads the learner's code may have started */
-    OP_TIDY,           /* after a test: value = fresh_start reasons */
+    OP_SETTLE,             /* untraced: waits for what a cudaMemcpy in one process would wait for */
+    OP_KEEP_BUSY,          /* a = stream, ms: gpu_work_keep_busy, untraced */
+    OP_LOCATE,             /* a = pointer: value = its memory_location */
+    OP_THREADS,            /* value = the threads the learner's code may have started */
+    OP_TIDY,               /* after a test: value = fresh_start reasons */
     OP_QUIT
 } remote_op;
 
@@ -91,10 +91,11 @@ typedef struct remote_trace_settings {
     uint32_t tracing;
     int32_t delay_direction; /* enum cudaMemcpyKind */
     double delay_ms;
-    uint64_t delay_copies; /* the first copies held up; 0: every one */
-    double host_copy_delay_ms; /* the learner's large memcpy calls held up (worker_libc.c) */
-    double kernel_delay_ms;    /* the learner's gpu_work kernels held up */
-    uint64_t room; /* records the checker can still keep */
+    uint64_t delay_copies;       /* the first copies held up; 0: every one */
+    double host_copy_delay_ms;   /* the learner's large memcpy calls held up (worker_libc.c) */
+    double kernel_delay_ms;      /* the learner's gpu_work kernels held up */
+    uint32_t prefetches_skipped; /* trace_skip_prefetches */
+    uint64_t room;               /* records the checker can still keep */
     uint64_t made[TRACED_FUNCTION_COUNT];
     struct {
         uint32_t armed;
@@ -109,8 +110,8 @@ typedef struct remote_trace_settings {
 
 typedef enum remote_status {
     REMOTE_OK = 0,
-    REMOTE_REFUSED,  /* the request made no sense to the worker (a bug in the course) */
-    REMOTE_FAILED,   /* the learner's code did what fails a test (free() of CUDA memory): message */
+    REMOTE_REFUSED, /* the request made no sense to the worker (a bug in the course) */
+    REMOTE_FAILED,  /* the learner's code did what fails a test (free() of CUDA memory): message */
 } remote_status;
 
 typedef struct remote_reply {
@@ -128,13 +129,13 @@ typedef struct remote_reply {
 
 /* Why a worker cannot vouch for the next test (OP_TIDY's value, a set of these). */
 enum fresh_start_reason {
-    FRESH_POISONED = 1,     /* a CUDA error that no call clears */
-    FRESH_LEDGER_FULL = 2,  /* more held than the ledger could note, so not all given back */
-    FRESH_MEMORY_KEPT = 4,  /* device memory missing that the ledger did not know of */
-    FRESH_THREADS_LEFT = 8, /* threads of the code under test still running */
+    FRESH_POISONED = 1,        /* a CUDA error that no call clears */
+    FRESH_LEDGER_FULL = 2,     /* more held than the ledger could note, so not all given back */
+    FRESH_MEMORY_KEPT = 4,     /* device memory missing that the ledger did not know of */
+    FRESH_THREADS_LEFT = 8,    /* threads of the code under test still running */
     FRESH_PROCESSES_LEFT = 16, /* processes the code under test started */
-    FRESH_GONE = 32,        /* the worker ended, or stopped answering */
-    FRESH_OVER_SHARE = 64,  /* more device memory held than its share, as the device says */
+    FRESH_GONE = 32,           /* the worker ended, or stopped answering */
+    FRESH_OVER_SHARE = 64,     /* more device memory held than its share, as the device says */
 };
 const char *fresh_start_words(uint32_t reasons);
 
@@ -143,8 +144,8 @@ const char *fresh_start_words(uint32_t reasons);
  * lock while the context is made, not while the worker starts, loads and confines itself. */
 #define HELLO_WANTS_A_TURN (-1)
 typedef struct remote_hello {
-    int32_t gpu_ok; /* 1 ready, 0 not (why says why), or HELLO_WANTS_A_TURN */
-    char why[256]; /* when there is no GPU, or the worker could not start */
+    int32_t gpu_ok;  /* 1 ready, 0 not (why says why), or HELLO_WANTS_A_TURN */
+    char why[256];   /* when there is no GPU, or the worker could not start */
     double making_s; /* making its CUDA context */
 } remote_hello;
 

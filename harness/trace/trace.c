@@ -92,6 +92,7 @@ void trace_start(void)
     trace_delay.copies = 0;
     trace_delay.host_milliseconds = 0;
     trace_delay.kernel_milliseconds = 0;
+    trace_delay.prefetches_skipped = false;
     tracing = true;
 }
 
@@ -176,6 +177,11 @@ void trace_delay_host_copies(double milliseconds)
 void trace_delay_kernels(double milliseconds)
 {
     trace_delay.kernel_milliseconds = milliseconds;
+}
+
+void trace_skip_prefetches(bool skip)
+{
+    trace_delay.prefetches_skipped = skip;
 }
 
 void trace_delay_first_async_copies(size_t copies, double milliseconds)

@@ -83,8 +83,9 @@ typedef struct trace_copy_delay {
     enum cudaMemcpyKind direction;
     double milliseconds; /* 0: no delay */
     size_t copies;       /* how many copies of a call to hold up, the first ones; 0: every one */
-    double host_milliseconds; /* the learner's memcpy calls of 256 bytes or more; 0: none */
+    double host_milliseconds;   /* the learner's memcpy calls of 256 bytes or more; 0: none */
     double kernel_milliseconds; /* each gpu_work kernel the learner's code launches; 0: none */
+    bool prefetches_skipped;    /* trace_skip_prefetches */
 } trace_copy_delay;
 extern traced_call trace_calls[TRACE_CAPACITY];
 extern size_t trace_recorded, trace_dropped_calls;
@@ -136,6 +137,11 @@ void trace_delay_host_copies(double milliseconds);
  * for `milliseconds` on the kernel's stream first (0: off; trace_start forgets it). A host that
  * reads managed memory before the kernel is done then reads what was there before it. */
 void trace_delay_kernels(double milliseconds);
+/* Makes each cudaMemPrefetchAsync of the learner's code, while tracing, return cudaSuccess
+ * without moving anything (recorded as injected): the same code then runs on page faults alone,
+ * so a timed test can measure what its prefetches saved, whatever its host code costs, by
+ * timing it both ways. trace_start forgets it. */
+void trace_skip_prefetches(bool skip);
 
 /* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);

@@ -61,7 +61,8 @@ static const char *release_call_of(trace_resource resource)
 {
     switch (resource) {
 #define RESOURCE(name, words, release_call)                                                        \
-    case RESOURCE_##name: return #release_call;
+    case RESOURCE_##name:                                                                          \
+        return #release_call;
 #include "traced_calls.def"
 #undef RESOURCE
     default: return "its release call";
@@ -77,8 +78,8 @@ static bool kept_past_its_test(const traced_call *call)
      * the caller's memory, which stays the caller's to use once it is unregistered. */
     if (traced_function_role(call->function) == ROLE_ACQUIRE)
         return false;
-    const void *used[] = {call->handle, call->dst, call->src, call->event, call->end_event,
-                          call->stream};
+    const void *used[] = {call->handle, call->dst,       call->src,
+                          call->event,  call->end_event, call->stream};
     for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         if (used[i] == NULL || used[i] == cudaStreamLegacy || used[i] == cudaStreamPerThread)
             continue;
@@ -277,6 +278,8 @@ cudaError_t __wrap_cudaMemPrefetchAsync(const void *ptr, size_t bytes,
     call.location = location;
     call.flags = flags;
     call.stream = stream;
+    if (!fail && tracing && trace_delay.prefetches_skipped)
+        fail = true; /* error stays cudaSuccess: the call "succeeds", and moves nothing */
     FINISH(__real_cudaMemPrefetchAsync(ptr, bytes, location, flags, stream));
 }
 
