@@ -74,6 +74,17 @@ check_cuda() {
       distribution's nvidia-cuda-toolkit package), then point CUDA_HOME at it if it is
       not in /usr/local/cuda or on the PATH."
     fi
+    # CUDA 13 changed cudaMemPrefetchAsync and cudaMemAdvise to take a struct cudaMemLocation,
+    # which chapter 4, its exercises and the harness's wrappers of them are written for.
+    local version
+    version=$(sed -n 's/^#define CUDART_VERSION *\([0-9][0-9]*\).*/\1/p' \
+        "$home/include/cuda_runtime_api.h" | head -n 1)
+    if [[ -n $version && $version -lt 13000 ]]; then
+        die "the CUDA toolkit in $home is version $((version / 1000)).$((version % 1000 / 10)); the
+      course needs CUDA 13 or later (chapter 4's calls take CUDA 13's struct cudaMemLocation).
+      Install a newer toolkit from NVIDIA (https://developer.nvidia.com/cuda-downloads) and
+      point CUDA_HOME at it if it is not in /usr/local/cuda or on the PATH."
+    fi
 }
 
 # --- Installing as root -----------------------------------------------------------------------

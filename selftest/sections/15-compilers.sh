@@ -25,3 +25,20 @@ else
 fi
 compile_with "CFLAGS=-O0" CFLAGS="-O0 -g"
 compile_with "CFLAGS=-O3" CFLAGS="-O3"
+
+# A toolkit older than CUDA 13 is refused before anything is built, naming its version: chapter
+# 4 and the harness are written for CUDA 13's cudaMemPrefetchAsync and cudaMemAdvise. A copy of
+# the real header that says 12.4 stands for such a toolkit.
+old_toolkit=build/selftest/cuda-12
+mkdir -p "$old_toolkit/include"
+real_header=$($MAKE -s --no-print-directory list-toolchain | sed -n 's/^CUDA_HOME=//p')/include/cuda_runtime_api.h
+sed 's/^#define CUDART_VERSION .*/#define CUDART_VERSION 12040/' "$real_header" \
+    >"$old_toolkit/include/cuda_runtime_api.h" 2>/dev/null
+check="make check with a CUDA 12 toolkit stops before building, naming the version and why"
+output=$($MAKE -s --no-print-directory check CUDA_HOME="$old_toolkit" 2>&1)
+if [[ $? -ne 0 && $output == *"version 12.4"* && $output == *"needs CUDA 13 or later"* ]]; then
+    pass "$check"
+else
+    fail "$check" "$output"
+fi
+rm -rf "$old_toolkit"
