@@ -17,7 +17,7 @@ size_t trace_recorded;
 size_t trace_dropped_calls;
 size_t trace_made[TRACED_FUNCTION_COUNT]; /* calls made while tracing, by function */
 trace_injection trace_injections[TRACED_FUNCTION_COUNT];
-trace_copy_delay trace_delay;
+trace_provocation trace_delay;
 static bool tracing;
 bool trace_evidence_read;
 

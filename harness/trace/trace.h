@@ -79,19 +79,22 @@ typedef struct trace_injection {
     size_t n;
     cudaError_t error;
 } trace_injection;
-typedef struct trace_copy_delay {
+/* What a test has the worker do to the learner's calls so that a mistake shows every time: hold
+ * copies, memcpy calls and kernels up (the direction, milliseconds and copies are the copies'),
+ * or make prefetches move nothing. */
+typedef struct trace_provocation {
     enum cudaMemcpyKind direction;
     double milliseconds; /* 0: no delay */
     size_t copies;       /* how many copies of a call to hold up, the first ones; 0: every one */
     double host_milliseconds;   /* the learner's memcpy calls of 256 bytes or more; 0: none */
     double kernel_milliseconds; /* each gpu_work kernel the learner's code launches; 0: none */
     bool prefetches_skipped;    /* trace_skip_prefetches */
-} trace_copy_delay;
+} trace_provocation;
 extern traced_call trace_calls[TRACE_CAPACITY];
 extern size_t trace_recorded, trace_dropped_calls;
 extern size_t trace_made[TRACED_FUNCTION_COUNT];
 extern trace_injection trace_injections[TRACED_FUNCTION_COUNT];
-extern trace_copy_delay trace_delay;
+extern trace_provocation trace_delay;
 /* Set by every reader of the record below: the running test has leaned on the worker's word.
  * A test that passes so, and compared none of the code's results with what they must be
  * (harness_results_compared), rests on evidence alone. */
