@@ -68,6 +68,9 @@ bool worker_confine(char *why, size_t why_size);
 /* The harness's own calls go straight to the runtime: not traced, not in the learner's ledger. */
 cudaError_t __real_cudaMalloc(void **, size_t);
 cudaError_t __real_cudaFree(void *);
+cudaError_t __real_cudaMallocManaged(void **, size_t, unsigned int);
+cudaError_t __real_cudaMemPrefetchAsync(const void *, size_t, struct cudaMemLocation, unsigned int,
+                                        cudaStream_t);
 cudaError_t __real_cudaDeviceSynchronize(void);
 cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
 cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
