@@ -17,7 +17,7 @@
 /* Generated from gpu_work.cu by mk/kernels.mk. */
 extern const unsigned char gpu_work_fatbin[];
 
-enum kernel { KEEP_BUSY, SCALE_ADD, ZERO, CHECKSUM, KERNEL_COUNT };
+enum kernel { KEEP_BUSY, SCALE_ADD, ZERO, CHECKSUM, BYTES_TO_FLOATS, KERNEL_COUNT };
 /* Their names in gpu_work.cu. The self-test checks that the fatbin holds each
  * name quoted here, for every architecture (selftest/sections/45-kernels.sh). */
 static const char *const kernel_names[KERNEL_COUNT] = {
@@ -25,6 +25,7 @@ static const char *const kernel_names[KERNEL_COUNT] = {
     [SCALE_ADD] = "gpu_work_scale_add_kernel",
     [ZERO] = "gpu_work_zero_kernel",
     [CHECKSUM] = "gpu_work_checksum_kernel",
+    [BYTES_TO_FLOATS] = "gpu_work_bytes_to_floats_kernel",
 };
 
 /* Enough blocks of THREADS to fill any GPU; the kernels' grid-stride loops do the rest. */
@@ -126,6 +127,20 @@ cudaError_t gpu_work_checksum(cudaStream_t stream, const void *d_data, size_t by
         return err;
     void *sum_args[] = {&d_words, &words, &passes, &d_sum};
     return launch(CHECKSUM, words, sum_args, stream);
+}
+
+cudaError_t gpu_work_bytes_to_floats(cudaStream_t stream, float *d_out, const unsigned char *d_in,
+                                     size_t n, float scale, float offset)
+{
+    if (d_out == NULL || d_in == NULL || n == 0 || n > SIZE_MAX / sizeof(float))
+        return cudaErrorInvalidValue;
+    if ((uintptr_t)d_out % sizeof(float) != 0)
+        return cudaErrorInvalidValue;
+    if (!fits_in_address_space(d_out, n * sizeof(float)) || !fits_in_address_space(d_in, n) ||
+        overlap(d_out, n * sizeof(float), d_in, n))
+        return cudaErrorInvalidValue;
+    void *args[] = {&d_out, &d_in, &n, &scale, &offset};
+    return launch(BYTES_TO_FLOATS, n, args, stream);
 }
 
 unsigned long long gpu_work_checksum_host(const void *h_data, size_t bytes, unsigned passes)

@@ -64,3 +64,14 @@ extern "C" __global__ void gpu_work_checksum_kernel(const unsigned int *words, s
     if (threadIdx.x == 0)
         atomicAdd(sum, block_sum);
 }
+
+/* out[i] = (float)in[i] * scale + offset, rounded after the multiply and again after the add:
+ * __fmul_rn and __fadd_rn are never fused into one multiply-add, so the result has the bits of
+ * the same C expression on the host compiled without contraction (FP_CONTRACT OFF). */
+extern "C" __global__ void gpu_work_bytes_to_floats_kernel(float *out, const unsigned char *in,
+                                                           size_t n, float scale, float offset)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = __fadd_rn(__fmul_rn((float)in[i], scale), offset);
+}

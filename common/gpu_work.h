@@ -70,6 +70,15 @@ cudaError_t gpu_work_scale_add(cudaStream_t stream, float *d_y, const float *d_x
 cudaError_t gpu_work_checksum(cudaStream_t stream, const void *d_data, size_t bytes,
                               unsigned passes, unsigned long long *d_sum);
 
+/* d_out[i] = (float)d_in[i] * scale + offset for i < n, on `stream`: bytes (8-bit pixels, say)
+ * made into floats on the GPU, rounded after the multiply and again after the add, never
+ * fused. The result has the bits of the host's `product = (float)byte * scale; out = product +
+ * offset;` in two statements (C lets a compiler fuse a multiply and an add only within one
+ * expression, and GCC in ISO C mode fuses none), so a batch converted on either side is the same. Refused: a NULL pointer, n == 0, d_out not aligned to 4 bytes, or
+ * buffers that overlap. */
+cudaError_t gpu_work_bytes_to_floats(cudaStream_t stream, float *d_out, const unsigned char *d_in,
+                                     size_t n, float scale, float offset);
+
 /* What gpu_work_checksum stores for the same bytes and passes, computed on the
  * host from host memory (bytes past the last whole word are not read). */
 unsigned long long gpu_work_checksum_host(const void *h_data, size_t bytes, unsigned passes);

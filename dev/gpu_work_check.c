@@ -158,6 +158,63 @@ static void check_scale_add_size(cudaStream_t stream, size_t n)
     free(h_y);
 }
 
+/* The host's conversion, the reference: two roundings, never fused. Two statements: C lets a
+ * compiler fuse a multiply and an add only within one expression (clang's default), and GCC in
+ * ISO C mode (-std=c11) fuses none. */
+static float byte_to_float(unsigned char byte, float scale, float offset)
+{
+    const float product = (float)byte * scale;
+    return product + offset;
+}
+
+/* Every byte value, then n pseudo-random ones, made into floats on the GPU and compared bit for
+ * bit with the host's conversion; the floats past the end must keep their poison. */
+static void check_bytes_to_floats_size(cudaStream_t stream, size_t n)
+{
+    enum { GUARD = 64 };
+    const float scale = 1.0f / (255.0f * 0.25f), offset = -0.5f / 0.25f;
+    const size_t out_bytes = (n + GUARD) * sizeof(float);
+    unsigned char *h_in = malloc(n), *d_in;
+    float *h_out = malloc(out_bytes), *d_out;
+    if (h_in == NULL || h_out == NULL) {
+        verdict(false, "bytes_to_floats, %zu bytes: out of host memory", n);
+        free(h_in), free(h_out);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        h_in[i] = (unsigned char)(i < 256 ? i : ((uint32_t)i * 2654435761u) >> 24);
+    CUDA_CHECK(cudaMalloc((void **)&d_in, n));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, out_bytes));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_out, POISON, out_bytes));
+    cudaError_t err = gpu_work_bytes_to_floats(stream, d_out, d_in, n, scale, offset);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) {
+        verdict(false, "bytes_to_floats, %zu bytes: %s", n, describe(err));
+    } else {
+        CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
+        size_t wrong = n;
+        for (size_t i = 0; i < n && wrong == n; i++) {
+            const float want = byte_to_float(h_in[i], scale, offset);
+            if (memcmp(&h_out[i], &want, sizeof want) != 0)
+                wrong = i;
+        }
+        const bool guard_kept = all_bytes_are(h_out + n, GUARD * sizeof(float), POISON);
+        if (wrong < n)
+            verdict(false, "bytes_to_floats, %zu bytes: out[%zu] is %.9g, not the host's %.9g", n,
+                    wrong, h_out[wrong], byte_to_float(h_in[wrong], scale, offset));
+        else
+            verdict(guard_kept, "bytes_to_floats, %zu bytes: every float has the host's bits%s", n,
+                    guard_kept ? ", the poison past the end untouched"
+                               : ", but it wrote past the end");
+    }
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    free(h_in);
+    free(h_out);
+}
+
 /* Runs the checksum of d_data, `passes` times, and compares it with the host's. */
 static void check_checksum_of(cudaStream_t stream, const char *what, const void *d_data,
                               const void *h_same, size_t bytes, unsigned passes)
@@ -259,6 +316,10 @@ int main(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         check_scale_add_size(stream, sizes[i]);
     check_checksum(stream);
+    const size_t byte_sizes[] = {256, 1001,
+                                 196608 * 3 + 5}; /* every value; ragged; past the grid */
+    for (size_t i = 0; i < sizeof byte_sizes / sizeof byte_sizes[0]; i++)
+        check_bytes_to_floats_size(stream, byte_sizes[i]);
     check_delayed_copy(stream);
     CUDA_CHECK(cudaStreamDestroy(stream));
     if (failures)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # build.sh DIR - the shared stand-in runtime (../shared/tools/fakecuda, FAKECUDA=PATH), built into
-# DIR with the two calls chapter 4 adds that it lacks: cudaMemPrefetchAsync and cudaMemAdvise
-# (managed.c). A tool for developing the course without a GPU, like the stand-in itself:
+# DIR with what the course added since that it lacks: chapter 4's two calls, cudaMemPrefetchAsync
+# and cudaMemAdvise (managed.c), and chapter 5's kernel, gpu_work_bytes_to_floats_kernel
+# (bytes_to_floats.inc). A tool for developing the course without a GPU, like the stand-in itself:
 #     dev/stand-in/build.sh /tmp/stand-in-cuda && make CUDA_HOME=/tmp/stand-in-cuda ...
-# Once the shared tool has both calls this script only builds it.
+# Once the shared tool has them all this script only builds it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 shared=${FAKECUDA:-$here/../../../shared/tools/fakecuda}
@@ -12,17 +13,31 @@ if [ ! -f "$shared/src/build.sh" ]; then
     echo "stand-in: no stand-in runtime at $shared (FAKECUDA=PATH names it)" >&2
     exit 2
 fi
-if grep -q 'cudaMemPrefetchAsync' "$shared/src/"*.c; then
+has_managed=$(grep -l 'cudaMemPrefetchAsync' "$shared/src/"*.c || true)
+has_bytes_to_floats=$(grep -l 'gpu_work_bytes_to_floats_kernel' "$shared/src/kernels.c" || true)
+if [ -n "$has_managed" ] && [ -n "$has_bytes_to_floats" ]; then
     exec sh "$shared/src/build.sh" "$out"
 fi
-# Its build compiles a fixed list of sources: a copy of them, with managed.c added to the list.
+# Its build compiles a fixed list of sources: a copy of them, with what it lacks added.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$shared/src/"* "$work/"
-cp "$here/managed.c" "$work/"
-sed -i 's|"$src/kernels.c"|"$src/kernels.c" "$src/managed.c"|' "$work/build.sh"
-grep -q '"$src/managed.c"' "$work/build.sh" || {
-    echo "stand-in: $shared/src/build.sh no longer lists kernels.c: add managed.c by hand" >&2
-    exit 1
-}
+if [ -z "$has_managed" ]; then
+    cp "$here/managed.c" "$work/"
+    sed -i 's|"$src/kernels.c"|"$src/kernels.c" "$src/managed.c"|' "$work/build.sh"
+    grep -q '"$src/managed.c"' "$work/build.sh" || {
+        echo "stand-in: $shared/src/build.sh no longer lists kernels.c: add managed.c by hand" >&2
+        exit 1
+    }
+fi
+if [ -z "$has_bytes_to_floats" ]; then
+    # Chapter 5's kernel: its function before the table of known kernels, its row in it.
+    cp "$here/bytes_to_floats.inc" "$work/"
+    sed -i -e 's|^static const fc_kernel known\[\] = {|#include "bytes_to_floats.inc"\n&\n    BYTES_TO_FLOATS_KERNEL|' \
+        "$work/kernels.c"
+    grep -q 'BYTES_TO_FLOATS_KERNEL' "$work/kernels.c" || {
+        echo "stand-in: $shared/src/kernels.c no longer has its table 'known': add chapter 5's kernel by hand" >&2
+        exit 1
+    }
+fi
 sh "$work/build.sh" "$out"

@@ -54,6 +54,7 @@ learner_file() { # FOLDER CALLS: the stub, plus a static function making CALLS
 learner_file "$kernels_work/calls-api" '    err = gpu_work_keep_busy(0, 1.0);
     err = gpu_work_scale_add(0, d_x, d_x, n, 2.0f, 1.0f);
     err = gpu_work_checksum(0, d_x, n * sizeof *d_x, 1, d_sum);
+    err = gpu_work_bytes_to_floats(0, d_x, (const unsigned char *)d_sum, n, 2.0f, 1.0f);
     err = gpu_work_load();
     (void)gpu_work_checksum_host(d_x, n, 1);'
 learner_file "$kernels_work/loads-a-file" '    cudaLibrary_t library;

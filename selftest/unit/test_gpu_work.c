@@ -64,6 +64,26 @@ START_TEST(checksum_refuses_misaligned_pointers_and_a_sum_inside_the_data)
 }
 END_TEST
 
+START_TEST(bytes_to_floats_refuses_null_pointers_no_bytes_misaligned_floats_and_overlap)
+{
+    static unsigned char d_bytes[64];
+    ck_assert_int_eq(gpu_work_bytes_to_floats(stream, NULL, d_bytes, 8, 2, 1),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(gpu_work_bytes_to_floats(stream, d_floats, NULL, 8, 2, 1),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(gpu_work_bytes_to_floats(stream, d_floats, d_bytes, 0, 2, 1),
+                     cudaErrorInvalidValue);
+    ck_assert_int_eq(
+        gpu_work_bytes_to_floats(stream, (float *)(d_bytes + 1), d_bytes + 40, 4, 2, 1),
+        cudaErrorInvalidValue);
+    ck_assert_int_eq(
+        gpu_work_bytes_to_floats(stream, d_floats, (unsigned char *)d_floats + 4, 8, 2, 1),
+        cudaErrorInvalidValue);
+    ck_assert_int_eq(gpu_work_bytes_to_floats(stream, d_floats, d_bytes, SIZE_MAX / 2, 2, 1),
+                     cudaErrorInvalidValue);
+}
+END_TEST
+
 START_TEST(the_host_checksum_adds_32_bit_words_once_per_pass_modulo_2_to_the_64)
 {
     const uint32_t words[] = {1, 2, 3, 0xFFFFFFFFu};
@@ -83,6 +103,8 @@ int main(void)
     tcase_add_test(tc, scale_add_refuses_null_pointers_no_elements_and_partial_overlap);
     tcase_add_test(tc, checksum_refuses_null_pointers_empty_or_ragged_data_and_no_passes);
     tcase_add_test(tc, checksum_refuses_misaligned_pointers_and_a_sum_inside_the_data);
+    tcase_add_test(tc,
+                   bytes_to_floats_refuses_null_pointers_no_bytes_misaligned_floats_and_overlap);
     tcase_add_test(tc, the_host_checksum_adds_32_bit_words_once_per_pass_modulo_2_to_the_64);
     suite_add_tcase(suite, tc);
     return run_unit_suite(suite);
