@@ -8,8 +8,11 @@
 #                                    limits.csv (as chapter 2's programs would), and
 #                                    bidirectional.csv, overlap.csv, timeline.csv,
 #                                    staged_h2d.csv and staged_d2h.csv (as chapter 3's would),
-#                                    and page_faults.csv, prefetch.csv and advice.csv (as chapter
-#                                    4's 02-page-faults, 03-prefetch and 04-advice would)
+#                                    page_faults.csv, prefetch.csv and advice.csv (as chapter
+#                                    4's 02-page-faults, 03-prefetch and 04-advice would), and
+#                                    naive_loop.csv, stages.csv, cure.csv and sweep.csv (as
+#                                    chapter 5's programs would) with against_pytorch.csv (as
+#                                    `make bench-ch5` would)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -239,5 +242,70 @@ staged "to pageable host memory" 50 14.9 55.3 >"$dir/staged_d2h.csv"
                      printf "%s_%s_%s,%s,%s,%s,%d,%.4f,%.3f\n", f[1], f[2], f[3], f[1], f[2], f[3], b,
                             b / f[4] / 1e6, f[4] } }'
 } >"$dir/advice.csv"
+
+# --- Chapter 5, shaped like its four programs' files and make bench-ch5's ---
+# One batch of 64 samples of 256 x 256 x 3 bytes (12 MiB, 48 MiB as floats), an 8 ms step, 4
+# loaders. One thread reads 6 GB/s from the page cache and converts 2.5 GB/s of bytes; pageable
+# copies 8.5 GB/s, pinned 54; the GPU converts a batch in 0.05 ms. feed_model prints, for a batch
+# of SAMPLES and a step of STEP ms: read convert pageable pinned compact gpu_convert, in ms.
+feed_model='function stages(samples, step,   b) { b = samples * 196608
+                read = b / 6e6; convert = b / 2.5e6; pageable = 4 * b / 8.5e6
+                pinned = 4 * b / 54e6; compact = b / 52e6; gpu_convert = b / 250e6
+                naive = read + convert + pageable + step + 0.2
+                ring_ideal = max3(step, pinned, (read + convert) / 4)
+                compact_ideal = max3(step + gpu_convert, compact, read / 4) }
+            function max3(a, b, c) { return a > b ? (a > c ? a : c) : (b > c ? b : c) }'
+{
+    header "the naive training loop: read, convert, cudaMemcpy from pageable memory, step, batch by batch"
+    echo "# unit: milliseconds, made up"
+    echo "batch,loop_ms,step_ms,utilisation"
+    awk "$feed_model"'BEGIN { stages(64, 8)
+         for (i = 0; i < 40; i++) { step = 8 + 0.02 * sin(i); loop = naive + 0.4 * sin(3 * i)
+             if (i == 0) loop += 14  # the first batch: first touches, the driver setting up
+             printf "%d,%.4f,%.4f,%.4f\n", i, loop, step, step / loop } }'
+} >"$dir/naive_loop.csv"
+{
+    header "each stage of the training loop timed alone, one batch of 64 samples"
+    echo "# unit: milliseconds per batch, medians, made up"
+    echo "stage,ms_per_batch,bytes"
+    awk "$feed_model"'BEGIN { stages(64, 8); b = 64 * 196608
+         printf "read,%.4f,%d\nconvert,%.4f,%d\ncopy_pageable,%.4f,%d\ncopy_pinned,%.4f,%d\n",
+                read, b, convert, b, pageable, 4 * b, pinned, 4 * b
+         printf "copy_compact,%.4f,%d\ngpu_convert,%.4f,%d\nstep,%.4f,%d\n",
+                compact, b, gpu_convert, b, 8, 4 * b
+         printf "naive_loop,%.4f,%d\nideal,%.4f,%d\n", naive, 4 * b, ring_ideal, 4 * b }'
+} >"$dir/stages.csv"
+{
+    header "the training loop cured one step at a time, each variant over the same batches"
+    echo "# unit: milliseconds per batch, utilisation 0 to 1, made up"
+    echo "variant,batches,loop_ms_per_batch,ideal_ms_per_batch,utilisation,link_bytes_per_batch"
+    awk "$feed_model"'BEGIN { stages(64, 8); b = 64 * 196608
+         async = max3(8, pinned, read + convert) + 0.5
+         printf "naive,40,%.4f,%.4f,%.4f,%d\n", naive, ring_ideal, 8 / naive, 4 * b
+         printf "pinned_async,40,%.4f,%.4f,%.4f,%d\n", async, ring_ideal, 8 / async, 4 * b
+         printf "loader_ring,40,%.4f,%.4f,%.4f,%d\n", ring_ideal * 1.02, ring_ideal, 8 / (ring_ideal * 1.02), 4 * b
+         printf "compact,40,%.4f,%.4f,%.4f,%d\n", compact_ideal * 1.01, compact_ideal,
+                8 / (compact_ideal * 1.01), b }'
+} >"$dir/cure.csv"
+{
+    header "utilisation against the step time and the batch size, for three variants"
+    echo "# unit: milliseconds per batch, utilisation 0 to 1, made up"
+    echo "variant,batch_samples,step_ms,loop_ms_per_batch,ideal_ms_per_batch,utilisation,ideal_utilisation"
+    awk "$feed_model"'function row(variant, samples, step, loop, ideal) {
+             printf "%s,%d,%g,%.4f,%.4f,%.4f,%.4f\n", variant, samples, step, loop, ideal, step / loop,
+                    step / ideal < 1 ? step / ideal : 1 }
+         BEGIN { split("16 64 256", sizes); split("1 2 4 8 16", steps)
+             for (v = 1; v <= 3; v++) for (i = 1; i <= 3; i++) for (j = 1; j <= 5; j++) {
+                 stages(sizes[i], steps[j])
+                 if (v == 1) row("naive", sizes[i], steps[j], naive, ring_ideal)
+                 if (v == 2) row("loader_ring", sizes[i], steps[j], ring_ideal * 1.03 + 0.05, ring_ideal)
+                 if (v == 3) row("compact", sizes[i], steps[j], compact_ideal * 1.03 + 0.05, compact_ideal) } }'
+} >"$dir/sweep.csv"
+{
+    header "the course's loader ring against PyTorch's DataLoader, the same data, batch and step"
+    echo "# unit: batches per second, utilisation 0 to 1, made up"
+    echo "loop,batches_per_s,utilisation"
+    printf 'course_loader_ring,121.0,0.968\ncourse_compact,123.5,0.988\npytorch_dataloader,104.2,0.834\n'
+} >"$dir/against_pytorch.csv"
 
 echo "placeholder data (not measured) in $dir"

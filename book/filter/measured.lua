@@ -72,8 +72,13 @@ end
 --   [BYTES]             its value in the row of BYTES bytes
 --   .NAME or ["NAME"]   its value in the row whose first column is NAME, for a table whose first
 --                       column names its rows (pinning_cost.get_ms.cudaMallocHost)
--- An empty cell is nil: a row lookup gives nil (`== nil` tests for it), and .max and
--- .half_bytes pass over it.
+--   .min .sum .mean     over its rows, and .count, how many rows have a number in it
+--   .first              its value in the first row (.largest: in the last)
+--   .where{COL=V, ...}  its value in the first row whose columns COL hold V (a number or a
+--                       name), for a table whose rows are told apart by several columns:
+--                       sweep.utilisation.where{variant="naive", batch_samples=64, step_ms=1}
+-- An empty cell is nil: a row lookup gives nil (`== nil` tests for it), and .max, .min, .sum,
+-- .mean, .count and .half_bytes pass over it.
 local tables = {} -- NAME -> its columns, read on first use
 
 local function column_fact(column, fact)
@@ -85,7 +90,40 @@ local function column_fact(column, fact)
     die(path .. " has no row for " .. fact .. " bytes")
   end
   local last = rows[#rows]
-  if fact == "max" or fact == "max_bytes" then
+  if fact == "where" then
+    return function(wanted)
+      if type(wanted) ~= "table" then die(path .. ": .where takes {COLUMN = VALUE, ...}") end
+      for _, row in ipairs(rows) do
+        local all = true
+        for title, value in pairs(wanted) do
+          local cell = row.cells[title]
+          if cell == nil then die(path .. " has no column '" .. tostring(title) .. "' (in .where)") end
+          if not (cell == tostring(value) or (tonumber(cell) ~= nil and tonumber(cell) == tonumber(value))) then
+            all = false
+            break
+          end
+        end
+        if all then return row.value end -- nil for an empty cell
+      end
+      local asked = {}
+      for title, value in pairs(wanted) do asked[#asked + 1] = title .. "=" .. tostring(value) end
+      table.sort(asked)
+      die(path .. " has no row where " .. table.concat(asked, ", "))
+    end
+  elseif fact == "min" or fact == "sum" or fact == "mean" or fact == "count" then
+    local least, sum, count = nil, 0, 0
+    for _, row in ipairs(rows) do
+      if row.value then
+        least = (least == nil or row.value < least) and row.value or least
+        sum, count = sum + row.value, count + 1
+      end
+    end
+    if fact == "count" then return count end
+    if count == 0 then die(path .. ": a column has no number in any row") end
+    return fact == "min" and least or fact == "sum" and sum or sum / count
+  elseif fact == "first" then
+    return rows[1].value
+  elseif fact == "max" or fact == "max_bytes" then
     local best = nil
     for _, row in ipairs(rows) do
       if row.value and (best == nil or row.value > best.value) then best = row end
@@ -104,11 +142,11 @@ local function column_fact(column, fact)
     for _, row in ipairs(rows) do
       if row.name == fact then return row.value end
     end
-    die(path .. " has no row named '" .. fact .. "' (nor is it max, max_bytes, largest, " ..
-        "largest_bytes or half_bytes)")
+    die(path .. " has no row named '" .. fact .. "' (nor is it max, max_bytes, min, sum, mean, " ..
+        "count, first, largest, largest_bytes, half_bytes or where)")
   end
-  die(path .. ": a column has no '" .. tostring(fact) .. "' (max, max_bytes, largest, " ..
-      "largest_bytes, half_bytes or [BYTES])")
+  die(path .. ": a column has no '" .. tostring(fact) .. "' (max, max_bytes, min, sum, mean, " ..
+      "count, first, largest, largest_bytes, half_bytes, where or [BYTES])")
 end
 
 local function measured_table(name)
@@ -126,9 +164,12 @@ local function measured_table(name)
           columns[title] = setmetatable({rows = {}, path = path}, {__index = column_fact})
         end
       else
+        local record = {} -- the row's cells by their column's title, for .where
+        for i, title in ipairs(header) do record[title] = cells[i] or "" end
         for i, title in ipairs(header) do
           local rows = columns[title].rows
-          rows[#rows + 1] = {bytes = tonumber(cells[1]), name = cells[1], value = tonumber(cells[i])}
+          rows[#rows + 1] = {bytes = tonumber(cells[1]), name = cells[1], value = tonumber(cells[i]),
+                             cells = record}
         end
       end
     end
