@@ -33,6 +33,7 @@
 
 local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
 local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
+local other_edition = false -- the book is built in both languages: each links to the other
 local figures = {}       -- figure id -> its number
 local sections = {}      -- heading id -> its section number, "1.4.2"
 local section_counts = {}
@@ -44,6 +45,7 @@ package.path = (PANDOC_SCRIPT_FILE:match("^(.*)/") or ".") .. "/filter/?.lua;" .
 local common = require("common")
 local measured = require("measured")
 local exercises = require("exercises")
+local words = require("words")
 local die, read_file, file_exists, extract = common.die, common.read_file, common.file_exists,
   common.extract
 local markdown, append = common.markdown, common.append
@@ -55,6 +57,8 @@ local anchors = exercises.anchors -- every id in the document
 
 local read_meta = {
   Meta = function(meta)
+    words.set_language(meta.lang and pandoc.utils.stringify(meta.lang))
+    other_edition = meta["other-edition"] ~= nil
     if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
     measured.set_folder(measurements)
     if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
@@ -80,11 +84,8 @@ local missing_measurements = {
     if #missing == 0 then return div.content end
     local named = {}
     for i, name in ipairs(missing) do named[i] = "`" .. name .. "`" end
-    return pandoc.Div(markdown("**Not measured yet.** What belongs here comes from " ..
-      table.concat(named, ", ") .. ", which `" .. tostring(measurements) .. "` does not hold: " ..
-      "that folder was measured before the programs that write " ..
-      (#missing == 1 and "it" or "them") .. " existed. `make measure` on a machine with an " ..
-      "NVIDIA GPU writes " .. (#missing == 1 and "it" or "them") .. " beside the others."),
+    return pandoc.Div(markdown(words.say(#missing == 1 and "not_measured_one" or "not_measured_many",
+                                         table.concat(named, ", "), tostring(measurements))),
       pandoc.Attr("", {"unmeasured"}, {{"data-missing", table.concat(missing, " ")}}))
   end,
 }
@@ -162,7 +163,7 @@ end
 local function number_caption(inlines)
   figure_number = figure_number + 1
   table.insert(inlines, 1, pandoc.Space())
-  table.insert(inlines, 1, pandoc.Strong({pandoc.Str("Figure " .. figure_number .. ".")}))
+  table.insert(inlines, 1, pandoc.Strong({pandoc.Str(words.say("figure_caption", figure_number))}))
 end
 
 local function declaration(block)
@@ -195,8 +196,8 @@ local replace = {
     if not path then return nil end
     local region = block.attributes["listing"]
     local text, first, last = extract(path, region)
-    local caption = path .. (first == last and (", line " .. first)
-                             or (", lines " .. first .. "\u{2013}" .. last))
+    local caption = first == last and words.say("listing_line", path, first)
+                    or words.say("listing_lines", path, first, last)
     local attr = pandoc.Attr(block.identifier, block.classes, {})
     return listing_div(text, attr, caption)
   end,
@@ -273,7 +274,7 @@ local number_tables = {
     if not caption then return nil end
     table_count = table_count + 1
     table.insert(caption.content, 1, pandoc.Space())
-    table.insert(caption.content, 1, pandoc.Strong({pandoc.Str("Table " .. table_count .. ".")}))
+    table.insert(caption.content, 1, pandoc.Strong({pandoc.Str(words.say("table_caption", table_count))}))
     if not (FORMAT:match("html") or FORMAT:match("epub")) then return tbl end
     -- A wide table scrolls sideways in a box of its own (book.css); its caption goes below that
     -- box, not inside it, so that on a phone it stays in view and wraps to the page's width.
@@ -300,11 +301,11 @@ local resolve_links = {
     if not anchors[target] then die("book.md links to #" .. target .. ", which no heading or figure has") end
     if #link.content == 0 then
       if figures[target] then
-        link.content = {pandoc.Str("Figure\u{00a0}" .. figures[target])}
+        link.content = {pandoc.Str(words.say("figure_ref", figures[target]))}
       elseif table_numbers[target] then
-        link.content = {pandoc.Str("Table\u{00a0}" .. table_numbers[target])}
+        link.content = {pandoc.Str(words.say("table_ref", table_numbers[target]))}
       elseif sections[target] then
-        link.content = {pandoc.Str("section\u{00a0}" .. sections[target])}
+        link.content = {pandoc.Str(words.say("section_ref", sections[target]))}
       else
         die("an empty link to #" .. target .. " names no figure, table or numbered section")
       end
@@ -313,13 +314,15 @@ local resolve_links = {
   end,
 }
 
--- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
+-- A placeholder data set (book/placeholder-data.sh) says so on the book's first page; where the
+-- book has two editions, the page's first line links to the other.
 local function warn_placeholder(doc)
+  if other_edition and FORMAT:match("html") then
+    table.insert(doc.blocks, 1, pandoc.RawBlock("html", words.say("other_edition")))
+  end
   local summary = measured.summary_if_read()
   if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
-    table.insert(doc.blocks, 1, pandoc.Div(markdown(
-      "**Placeholder data.** The figures and numbers in this build come from made-up values " ..
-      "(`" .. measurements .. "`), not from a GPU. Run `make measure` on a GPU for the real book."),
+    table.insert(doc.blocks, 1, pandoc.Div(markdown(words.say("placeholder", measurements)),
       pandoc.Attr("", {"placeholder"})))
   end
   return doc

@@ -41,8 +41,8 @@ static void warm_kernels(feed_rig *rig)
     CUDA_CHECK(cudaStreamSynchronize(rig->step_stream));
 }
 
-void feed_rig_create(feed_rig *rig, size_t max_batch_samples, size_t max_batches,
-                     unsigned loaders, const bool uses[FEED_VARIANTS])
+void feed_rig_create(feed_rig *rig, size_t max_batch_samples, size_t max_batches, unsigned loaders,
+                     const bool uses[FEED_VARIANTS])
 {
     memset(rig, 0, sizeof *rig);
     rig->max_batch_samples = max_batch_samples;
@@ -179,6 +179,7 @@ static bool prepare(const loop_plan *p, size_t b, feed_slot *slot)
     return true;
 }
 
+/* listing: queue-copy */
 /* Batch b's copy from `from` into d_floats or d_bytes[b % 2], once the step that last read that
  * buffer is done, and its event; the step stream waits for the copy on the GPU. */
 static int queue_copy(const loop_plan *p, size_t b, feed_slot *from, bool bytes_only)
@@ -194,6 +195,7 @@ static int queue_copy(const loop_plan *p, size_t b, feed_slot *from, bool bytes_
     CUDA_CHECK(cudaStreamWaitEvent(rig->step_stream, from->copied, 0));
     return buffer;
 }
+/* end listing: queue-copy */
 
 /* listing: pinned-async-loop */
 /* Two pinned buffers: while the GPU copies and steps batch b, this thread prepares b + 1 in
@@ -260,8 +262,7 @@ static void judge_run(const loop_plan *p, const char *variant, const unsigned lo
     if (run->failure != NULL)
         return;
     unsigned long long *sums = host_alloc(p->batches * sizeof *sums);
-    CUDA_CHECK(cudaMemcpy(sums, p->rig->d_sums, p->batches * sizeof *sums,
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(sums, p->rig->d_sums, p->batches * sizeof *sums, cudaMemcpyDeviceToHost));
     for (size_t b = 0; b < p->batches && run->failure == NULL; b++) {
         if (sums[b] == expected[b])
             continue;
@@ -274,9 +275,9 @@ static void judge_run(const loop_plan *p, const char *variant, const unsigned lo
     free(sums);
 }
 
-void feed_run_loop(feed_rig *rig, feed_variant variant, const feed_data *data,
-                   size_t batch_samples, size_t batches, double step_ms,
-                   const unsigned long long *expected, feed_run *run)
+void feed_run_loop(feed_rig *rig, feed_variant variant, const feed_data *data, size_t batch_samples,
+                   size_t batches, double step_ms, const unsigned long long *expected,
+                   feed_run *run)
 {
     memset(run, 0, sizeof *run);
     run->batches = batches;
@@ -285,7 +286,7 @@ void feed_run_loop(feed_rig *rig, feed_variant variant, const feed_data *data,
                 batches, batch_samples);
         abort(); /* the program's own mistake */
     }
-    loop_plan plan = {rig,  data, batch_samples, batches, batch_samples * FEED_SAMPLE_BYTES,
+    loop_plan plan = {rig,     data, batch_samples, batches, batch_samples * FEED_SAMPLE_BYTES,
                       step_ms, run};
     const double start = host_clock_ms();
     switch (variant) {
@@ -364,8 +365,8 @@ static void time_stages(feed_rig *rig, const feed_data *data, size_t batch_sampl
     ms[STAGE_STEP] = elapsed;
 }
 
-void feed_measure_stages(feed_rig *rig, const feed_data *data, size_t batch_samples,
-                         double step_ms, int reps, double ms[FEED_STAGES])
+void feed_measure_stages(feed_rig *rig, const feed_data *data, size_t batch_samples, double step_ms,
+                         int reps, double ms[FEED_STAGES])
 {
     if (rig->h_floats == NULL || !rig->has_float_ring || !rig->has_byte_ring ||
         batch_samples > rig->max_batch_samples || reps < 1 || reps > MAX_STAGE_REPS) {

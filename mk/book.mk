@@ -49,14 +49,23 @@ BOOK_INPUTS := book.md book/filter.lua $(wildcard book/filter/*.lua) book/book.c
                $(wildcard chapters/*/*.c common/*.h common/*.c exercises/*/*.h tests/*/*.c) \
                $(addprefix $(MEASURED)/,$(MEASURED_FILES)) $(BOOK_DIR)/.measured-from \
                $(wildcard $(addprefix $(MEASURED)/,$(MEASURED_LATER_FILES)))
-PANDOC_FLAGS = --from markdown --standalone --wrap=none --toc --toc-depth=2 --number-sections \
+PANDOC_FLAGS = --standalone --wrap=none --toc --toc-depth=2 --number-sections \
                --highlight-style=tango --lua-filter book/filter.lua \
                --metadata measurements=$(MEASURED) --metadata cuda-include=$(CUDA_HOME)/include \
-               --resource-path=$(BOOK_DIR):.
+               $(if $(BOOK_ZH),--metadata other-edition=true)
+
+# The Chinese edition, book.zh.md: the same filters, listings and measurements, into
+# $(BOOK_DIR)/zh/, its figures drawn from the same sources with their words translated
+# (book/figures/zh.tsv, book/translate_figure.py). Each edition's first lines link to the other.
+BOOK_ZH := $(wildcard book.zh.md)
+BOOK_ZH_DIR := $(BOOK_DIR)/zh
+BOOK_ZH_FIGURES := $(if $(BOOK_ZH),$(patsubst $(BOOK_DIR)/figures/%,$(BOOK_ZH_DIR)/figures/%,$(BOOK_FIGURES)))
+BOOK_ZH_OUTPUTS := $(if $(BOOK_ZH),$(BOOK_ZH_DIR)/index.html $(BOOK_ZH_DIR)/book.epub)
+FIGURE_WORDS := book/figures/zh.tsv book/translate_figure.py
 
 .PHONY: book book-now book-placeholder book-pdf measure
 
-## make book           render book.md to build/book/index.html and book.epub (MEASUREMENTS=NAME)
+## make book           render book.md to build/book/index.html and book.epub, book.zh.md to build/book/zh/ (MEASUREMENTS=NAME)
 book:
 	@setup/install-deps.sh --if-missing --book
 	@$(MAKE) --no-print-directory book-now
@@ -84,8 +93,9 @@ else
 endif
 	@exit 1
 else
-book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub
+book-now: $(BOOK_DIR)/index.html $(BOOK_DIR)/book.epub $(BOOK_ZH_OUTPUTS)
 	@echo "book: $(BOOK_DIR)/index.html and $(BOOK_DIR)/book.epub (measured data: $(MEASURED), $(MEASURED_WHY))"
+	$(if $(BOOK_ZH),@echo "book: the Chinese edition: $(BOOK_ZH_DIR)/index.html and $(BOOK_ZH_DIR)/book.epub")
 	$(if $(MEASURED_MISSING),@echo "book: NOT MEASURED in $(MEASURED): $(MEASURED_MISSING) (the later chapters' programs write them): \
 	    the book says so where their figures and numbers belong; run \`make measure\` on the GPU")
 endif
@@ -102,16 +112,24 @@ $(addprefix $(MEASURED)/,$(MEASURED_FILES)):
 	@echo "book: $@ is missing: run \`make measure\` on a machine with the GPU" >&2
 	@exit 1
 
-$(BOOK_DIR)/index.html: $(BOOK_INPUTS) $(BOOK_FIGURES)
-	@mkdir -p $(@D)
-	@echo "book: rendering $@"
-	@cp book/book.css $(@D)/book.css
-	@$(PANDOC) book.md $(PANDOC_FLAGS) --to html5 --css book.css --output $@
+# edition_rules SOURCE DIR FIGURES FORMAT: DIR/index.html and DIR/book.epub from SOURCE, read as
+# FORMAT (the Chinese edition's: a line break between two Chinese characters is no space).
+define edition_rules
+$(2)/index.html: $(1) $$(BOOK_INPUTS) $(3)
+	@mkdir -p $$(@D)
+	@echo "book: rendering $$@"
+	@cp book/book.css $$(@D)/book.css
+	@$$(PANDOC) $(1) --from $(4) $$(PANDOC_FLAGS) --resource-path=$(2):. --to html5 --css book.css \
+	    --output $$@
 
-$(BOOK_DIR)/book.epub: $(BOOK_INPUTS) $(BOOK_FIGURES)
-	@mkdir -p $(@D)
-	@echo "book: rendering $@"
-	@$(PANDOC) book.md $(PANDOC_FLAGS) --to epub3 --css book/book.css --output $@
+$(2)/book.epub: $(1) $$(BOOK_INPUTS) $(3)
+	@mkdir -p $$(@D)
+	@echo "book: rendering $$@"
+	@$$(PANDOC) $(1) --from $(4) $$(PANDOC_FLAGS) --resource-path=$(2):. --to epub3 \
+	    --css book/book.css --output $$@
+endef
+$(eval $(call edition_rules,book.md,$(BOOK_DIR),$(BOOK_FIGURES),markdown))
+$(if $(BOOK_ZH),$(eval $(call edition_rules,book.zh.md,$(BOOK_ZH_DIR),$(BOOK_ZH_FIGURES),markdown+east_asian_line_breaks)))
 
 # The diagram: its @key@ fields filled from the summary, then laid out by Graphviz.
 $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)/summary.csv mk/book.mk \
@@ -121,6 +139,15 @@ $(BOOK_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)
 	@awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@:.svg=.dot)
 	@set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@  # EPUB 3: no external DTD
 
+# The same in the Chinese edition: the filled-in diagram's words translated, then laid out.
+$(BOOK_ZH_DIR)/figures/%.svg: book/figures/%.dot book/fill-template.awk $(MEASURED)/summary.csv mk/book.mk \
+                              $(BOOK_DIR)/.measured-from $(FIGURE_WORDS)
+	@mkdir -p $(@D)/source
+	@echo "book: drawing $@"
+	@awk -f book/fill-template.awk $(MEASURED)/summary.csv $< >$(@D)/source/$*.dot
+	@python3 book/translate_figure.py book/figures/zh.tsv $(@D)/source/$*.dot $(@D)
+	@set -o pipefail; dot -Tsvg $(@:.svg=.dot) | sed '/<!DOCTYPE/,/>/d' >$@
+
 # A plot: book/plots/NAME.gp draws MEASURED/NAME.csv, titled from the file's "# gpu:" line,
 # whose "driver X" is the newest CUDA version the driver supports, not the driver's version;
 # `link` is the PCIe link's theoretical GB/s where the measurement knew it.
@@ -128,25 +155,42 @@ $(BOOK_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.cs
                            $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from
 	@mkdir -p $(@D)
 	@echo "book: plotting $@"
-	@gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
-	    -e "gpu='$$(sed -n "s/^# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, driver for CUDA \2, \3/p" \
+	$(call plot,$<,$(PLOT_DRIVER_EN))
+
+# The same in the Chinese edition, from the plot's source with its words translated.
+$(BOOK_ZH_DIR)/figures/%.svg: book/plots/%.gp book/plots/common.gp $(MEASURED)/%.csv mk/book.mk \
+                              $(MEASURED)/summary.csv $(BOOK_DIR)/.measured-from $(FIGURE_WORDS)
+	@mkdir -p $(@D)/source
+	@echo "book: plotting $@"
+	@python3 book/translate_figure.py book/figures/zh.tsv $< $(@D)/source
+	$(call plot,$(@D)/source/$*.gp,$(PLOT_DRIVER_ZH))
+
+# plot SOURCE DRIVER: gnuplot draws SOURCE, its title the GPU and DRIVER's words for the CUDA
+# version its driver supports.
+PLOT_DRIVER_EN := driver for CUDA
+PLOT_DRIVER_ZH := 驱动支持 CUDA
+plot = @gnuplot -e "data='$(MEASURED)/$*.csv'; out='$@'" \
+	    -e "gpu='$$(sed -n "s/^\# gpu: \(.*\), driver \(.*\), runtime .*, date \([0-9-]*\).*/\1, $(2) \2, \3/p" \
 	                $(MEASURED)/$*.csv | head -n 1 | tr -d "'\\\\")'" \
-	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $<
+	    -e "link=$$(sed -n 's/^pcie_gb_per_s,//p' $(MEASURED)/summary.csv | grep . || echo 0)" $(1)
 
 # --- make book-pdf: optional, since Chromium is large; `make book` does not need it ---------
 CHROMIUM ?= chromium
 
-## make book-pdf       the book as a PDF too (build/book/book.pdf), printed by headless Chromium
+## make book-pdf       the book as a PDF too (build/book/book.pdf, and zh/book.pdf), printed by headless Chromium
 book-pdf: book
 	@command -v $(CHROMIUM) >/dev/null || \
 	    { echo "book-pdf: needs Chromium: apt-get install chromium (or CHROMIUM=PATH)" >&2; exit 1; }
-	@profile=$$(mktemp -d); \
-	$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-background-networking \
-	    --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile \
-	    --no-pdf-header-footer --print-to-pdf-no-header --print-to-pdf=$(BOOK_DIR)/book.pdf \
-	    file://$(CURDIR)/$(BOOK_DIR)/index.html >/dev/null 2>&1; \
-	status=$$?; rm -rf "$$profile"; \
-	[[ $$status -eq 0 && -s $(BOOK_DIR)/book.pdf ]] && echo "book: $(BOOK_DIR)/book.pdf"
+	@for edition in $(BOOK_DIR) $(if $(BOOK_ZH),$(BOOK_ZH_DIR)); do \
+	    profile=$$(mktemp -d); \
+	    $(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-background-networking \
+	        --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile \
+	        --no-pdf-header-footer --print-to-pdf-no-header --print-to-pdf=$$edition/book.pdf \
+	        file://$(CURDIR)/$$edition/index.html >/dev/null 2>&1; \
+	    status=$$?; rm -rf "$$profile"; \
+	    [[ $$status -eq 0 && -s $$edition/book.pdf ]] || exit 1; \
+	    echo "book: $$edition/book.pdf"; \
+	done
 
 # --- make measure --------------------------------------------------------------------------
 # measurements/NAME/ where NAME is MEASURE_NAME, or the GPU's name in lower case without its

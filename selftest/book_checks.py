@@ -3,6 +3,8 @@
 
     book_checks.py text FILE...    its text is valid UTF-8 with no replacement character
     book_checks.py pages BOOK.pdf  no page of the printed book is left more than half blank
+    book_checks.py same-measured EN.html ZH.html
+                                   the two editions show the same measured values
 
 text: each FILE is read as UTF-8; an EPUB (a zip archive) is opened and each of
 its text members (XHTML, SVG, CSS, the package files) read the same way. A
@@ -20,10 +22,15 @@ each chapter (a level-one heading, which starts a page), may end anywhere. The
 PDF is read as Chromium writes it: uncompressed objects, Flate-compressed page
 streams, tagged with its headings.
 
+same-measured: each value the filter filled in from the measurements (a span of class
+"measured", titled with what it is) appears in both editions as often, with the same text: a
+translation may move a number within its sentence, never change or lose one.
+
 Prints one line per finding and exits 1 when there is any, 2 when a file
 cannot be read (or is not what it should be).
 """
 
+import collections
 import re
 import sys
 import zipfile
@@ -163,12 +170,33 @@ def check_pages(paths):
     return found
 
 
-CHECKS = {"text": check_text, "pages": check_pages}
+MEASURED_SPAN = re.compile(r'<span class="measured" title="([^"]*)">(.*?)</span>', re.S)
+
+
+def check_same_measured(paths):
+    if len(paths) != 2:
+        raise ValueError("two HTML files, please: the English edition, then the other")
+    counts = []
+    for path in paths:
+        with open(path, encoding="utf-8") as file:
+            counts.append(collections.Counter(MEASURED_SPAN.findall(file.read())))
+    english, other = counts
+    if not english:
+        raise ValueError(f"{paths[0]} shows no measured value")
+    found = [f"{paths[1]} lacks {what} = {value!r} ({n} of them)"
+             for (what, value), n in sorted((english - other).items())]
+    found += [f"{paths[1]} has {what} = {value!r}, which {paths[0]} has not ({n} of them)"
+              for (what, value), n in sorted((other - english).items())]
+    return found
+
+
+CHECKS = {"text": check_text, "pages": check_pages, "same-measured": check_same_measured}
 
 
 def main(argv):
     if len(argv) < 2 or argv[0] not in CHECKS:
-        print("usage: book_checks.py text FILE... | book_checks.py pages BOOK.pdf", file=sys.stderr)
+        print("usage: book_checks.py text FILE... | book_checks.py pages BOOK.pdf |"
+              " book_checks.py same-measured EN.html ZH.html", file=sys.stderr)
         return 2
     try:
         found = CHECKS[argv[0]](argv[1:])

@@ -48,7 +48,8 @@ say() { $quiet || echo "deps: $*"; }
 die() { echo "deps: $*" >&2; exit 1; }
 
 PACKAGES=(check libsubunit-dev libsubunit0 pkg-config)
-BOOK_PACKAGES=(pandoc graphviz gnuplot-nox chromium) # chromium: the self-test lays the book out
+BOOK_PACKAGES=(pandoc graphviz gnuplot-nox chromium fonts-noto-cjk) # chromium: the self-test lays the book out;
+# fonts-noto-cjk: the Chinese edition's characters, on screen and in its PDF
 WATCH_PACKAGES=(inotify-tools)
 # What `apt-get download` fetches for a local install: apt-get download resolves no dependencies.
 LOCAL_CHECK_PACKAGES=(check libsubunit-dev libsubunit0)
@@ -298,17 +299,19 @@ patch_deps() {
   $LOCAL_HOW ${PATCH_PACKAGES[*]}" >&2
 }
 
-# pandoc 2.17 (Debian 12) or later, for the book's Lua filter; dot and gnuplot for its figures.
+# pandoc 2.17 (Debian 12) or later, for the book's Lua filter; dot and gnuplot for its figures;
+# a font with Chinese characters, for the Chinese edition.
 have_book() {
     command -v dot >/dev/null 2>&1 && command -v gnuplot >/dev/null 2>&1 || return 1
+    fc-list :lang=zh 2>/dev/null | grep -q . || return 1
     local version
     version=$(pandoc --version 2>/dev/null | sed -n '1s/^pandoc[^0-9]*\([0-9][0-9.]*\).*/\1/p')
     [[ -n $version ]] && printf '2.17\n%s\n' "$version" | sort -V -C
 }
 
 book_deps() {
-    ensure "the book's tools (pandoc, Graphviz, gnuplot)" have_book "${BOOK_PACKAGES[@]}" && return 0
-    local what="the book's tools (pandoc, Graphviz, gnuplot) are missing and $missing_because"
+    ensure "the book's tools (pandoc, Graphviz, gnuplot, a Chinese font)" have_book "${BOOK_PACKAGES[@]}" && return 0
+    local what="the book's tools (pandoc, Graphviz, gnuplot, a Chinese font) are missing and $missing_because"
     local how="Run, as root:
       apt-get install ${BOOK_PACKAGES[*]}
   (pandoc 2.17 or later; on other systems, install pandoc, graphviz and gnuplot with

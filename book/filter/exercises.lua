@@ -2,6 +2,7 @@
 -- header, its rubric and its hints, read from the course's own files.
 
 local common = require("common")
+local words = require("words")
 local die, read_file, file_exists, extract = common.die, common.read_file, common.file_exists,
   common.extract
 local markdown, escape_markdown, append = common.markdown, common.escape_markdown, common.append
@@ -82,8 +83,7 @@ local function exercise_blocks(name, heading_level, with_title)
     append(blocks, {pandoc.Header(heading_level, {pandoc.Str(rubric.title)}, pandoc.Attr(id))})
     anchors[id] = true
   end
-  append(blocks, markdown("You implement `exercises/" .. name .. ".c`; its header, `" .. header_path ..
-                          "`, is the contract:"))
+  append(blocks, markdown(words.say("exercise_intro", name, header_path)))
   local text = extract(header_path)
   append(blocks, {listing_div(text, pandoc.Attr("", {"c"}), header_path)})
   local total, rows = 0, {}
@@ -92,10 +92,10 @@ local function exercise_blocks(name, heading_level, with_title)
     total = total + test.points
   end
   append(blocks, markdown(
-    "Check it with `make check EX=" .. name .. "`. Its tests, and what each is worth:\n\n" ..
-    "| test | points |\n|:--------------------------------|-----:|\n" .. table.concat(rows, "\n") ..
-    "\n| **total** | **" .. total .. "** |\n\n" ..
-    ": Rubric of " .. name .. ", read from `" .. test_path .. "`\n"))
+    words.say("exercise_check", name) .. "\n\n" .. words.say("rubric_head") ..
+    "\n|:--------------------------------|-----:|\n" .. table.concat(rows, "\n") ..
+    "\n| " .. words.say("rubric_total") .. " | **" .. total .. "** |\n\n" ..
+    words.say("rubric_caption", name, test_path) .. "\n"))
   -- Pandoc 2.17 puts a table's attributes nowhere; the rubric's class goes on a wrapping div.
   local last = #blocks
   blocks[last] = pandoc.Div({blocks[last]}, pandoc.Attr("", {"rubric"}, {{"data-exercise", name}}))
@@ -104,8 +104,7 @@ local function exercise_blocks(name, heading_level, with_title)
   for text in ((rubric.hint or "") .. "\n\n"):gmatch("(.-)\n\n+") do
     if text:match("%S") then
       level = level + 1
-      local summary = level == 1 and "Hint (make hint EX=" .. name .. ")"
-                      or "A closer hint (make hint EX=" .. name .. " LEVEL=" .. level .. ")"
+      local summary = level == 1 and words.say("hint", name) or words.say("closer_hint", name, level)
       append(blocks, {pandoc.RawBlock("html", "<details class=\"hint\"><summary>" .. summary ..
                                       "</summary>")})
       append(blocks, markdown(escape_markdown(text)))

@@ -241,6 +241,53 @@ book_build_checks() {
     book_by_hand_check
     book_layout_checks "$dir"
     book_rubric_checks "$html"
+    book_edition_checks "$dir"
+}
+
+# book_edition_checks DIR: the Chinese edition (book.zh.md), built into DIR/zh beside the
+# English one, says what the English one says: the same markup block by block with every
+# paragraph translated (book/check_editions.py), the same measured values, every figure drawn
+# with its words translated; and it prints and lays out as well as the English one.
+book_edition_checks() {
+    local dir=$1 zh=$1/zh log
+    if [[ ! -f book.zh.md ]]; then
+        skip "the Chinese edition (skipped: there is no book.zh.md)"
+        return
+    fi
+    if log=$(python3 book/check_editions.py book.md book.zh.md 2>&1); then
+        pass "book.zh.md has book.md's sections, listings, figures, tables and measured values, block by block, every paragraph translated"
+    else
+        fail "book.zh.md has book.md's sections, listings, figures, tables and measured values, block by block, every paragraph translated" "$(tail -n 20 <<<"$log")"
+    fi
+    if [[ -s $zh/index.html && $(head -c 2 "$zh/book.epub" 2>/dev/null) == PK ]] &&
+       grep -q 'href="zh/index.html"' "$dir/index.html" && grep -q 'href="../index.html"' "$zh/index.html"; then
+        pass "the Chinese edition renders to HTML and EPUB, and each edition links to the other"
+    else
+        fail "the Chinese edition renders to HTML and EPUB, and each edition links to the other" "$(ls -l "$zh" 2>&1)"
+    fi
+    if log=$(python3 selftest/book_checks.py same-measured "$dir/index.html" "$zh/index.html" 2>&1); then
+        pass "both editions show the same measured values, each as often"
+    else
+        fail "both editions show the same measured values" "$log"
+    fi
+    local missing=() src
+    while read -r src; do
+        [[ -f $zh/$src ]] || missing+=("$src")
+    done < <(grep -o '<img src="[^"]*"' "$zh/index.html" | sed 's/<img src="//; s/"$//')
+    if [[ ${#missing[@]} -eq 0 && $(grep -c '<img src="figures/' "$zh/index.html") == $(grep -c '<img src="figures/' "$dir/index.html") ]]; then
+        pass "the Chinese edition shows every figure the English one shows, each drawn in its folder"
+    else
+        fail "the Chinese edition shows every figure the English one shows, each drawn in its folder" "${missing[*]}"
+    fi
+    if log=$(python3 book/translate_figure.py --check "$zh"/figures/*.svg 2>&1); then
+        pass "no text of the Chinese edition's figures is left in English (book/figures/zh.tsv)"
+    else
+        fail "no text of the Chinese edition's figures is left in English (book/figures/zh.tsv)" "$log"
+    fi
+    book_edition="the Chinese edition: "
+    book_print_check "$zh"
+    book_layout_checks "$zh"
+    book_edition=
 }
 
 # book_rubric_checks HTML: each exercise's rubric in the book is the one its tests compile to.
@@ -265,18 +312,20 @@ book_rubric_checks() {
 book_print_check() {
     local dir=$1 log
     if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-        skip "the printed book leaves no page more than half blank (skipped: it takes Chromium and python3)"
+        skip "${book_edition}the printed book leaves no page more than half blank (skipped: it takes Chromium and python3)"
         return
-    elif [[ $dir != build/book ]]; then
-        skip "the printed book leaves no page more than half blank (skipped: make book-pdf prints the measured book only)"
+    elif [[ $dir != build/book && $dir != build/book/zh ]]; then
+        skip "${book_edition}the printed book leaves no page more than half blank (skipped: make book-pdf prints the measured book only)"
         return
     fi
-    if ! log=$($MAKE -s --no-print-directory book-pdf 2>&1) || [[ ! $dir/book.pdf -nt $dir/index.html ]]; then
-        fail "the book prints to a PDF (make book-pdf)" "$log"
+    # make book-pdf prints both editions: the second edition's check finds its PDF made.
+    if [[ ! $dir/book.pdf -nt $dir/index.html ]] && ! log=$($MAKE -s --no-print-directory book-pdf 2>&1) ||
+       [[ ! $dir/book.pdf -nt $dir/index.html ]]; then
+        fail "${book_edition}the book prints to a PDF (make book-pdf)" "$log"
     elif log=$(python3 selftest/book_checks.py pages "$dir/book.pdf" 2>&1); then
-        pass "the printed book leaves no page more than half blank, but before a chapter and at its end"
+        pass "${book_edition}the printed book leaves no page more than half blank, but before a chapter and at its end"
     else
-        fail "the printed book leaves no page more than half blank, but before a chapter and at its end" "$log"
+        fail "${book_edition}the printed book leaves no page more than half blank, but before a chapter and at its end" "$log"
     fi
 }
 
@@ -400,7 +449,7 @@ svg_smallest_text() {
 book_layout_checks() {
     local dir=$1 chromium=${CHROMIUM:-chromium}
     if ! command -v "$chromium" >/dev/null 2>&1; then
-        skip "the book's layout at ${LAYOUT_WIDTHS[*]} px (skipped: no Chromium to lay it out; make deps installs it with the book's tools, or apt-get install chromium)"
+        skip "${book_edition}the book's layout at ${LAYOUT_WIDTHS[*]} px (skipped: no Chromium to lay it out; make deps installs it with the book's tools, or apt-get install chromium)"
         return
     fi
     local work=$PWD/$book_work/layout
@@ -425,40 +474,41 @@ book_layout_checks() {
                  sed 's/<pre id="report">//; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g')
         rm -rf "$profile"
         if [[ $report != *"end of report"* ]]; then
-            fail "the book lays out in headless Chromium at $width px (no report came back)" \
+            fail "${book_edition}the book lays out in headless Chromium at $width px (no report came back)" \
                 "$(tail -n 5 "$work/chromium-$width.log")"
             continue
         fi
         overflow=$(sed -n 's/^overflow: //p' <<<"$report")
         if [[ -z $overflow ]]; then
-            pass "at $width px nothing runs past its box and the page does not scroll sideways"
+            pass "${book_edition}at $width px nothing runs past its box and the page does not scroll sideways"
         else
-            fail "at $width px nothing runs past its box and the page does not scroll sideways ($(wc -l <<<"$overflow") do)" "$overflow"
+            fail "${book_edition}at $width px nothing runs past its box and the page does not scroll sideways ($(wc -l <<<"$overflow") do)" "$overflow"
         fi
         caption=$(sed -n 's/^caption: //p' <<<"$report")
         if [[ -z $caption ]]; then
-            pass "at $width px every caption is in view, none in a box that scrolls sideways"
+            pass "${book_edition}at $width px every caption is in view, none in a box that scrolls sideways"
         else
-            fail "at $width px every caption is in view, none in a box that scrolls sideways ($(wc -l <<<"$caption") out of view)" "$caption"
+            fail "${book_edition}at $width px every caption is in view, none in a box that scrolls sideways ($(wc -l <<<"$caption") out of view)" "$caption"
         fi
         listing=$(sed -n 's/^listing: //p' <<<"$report")
         if [[ $width -le $LAYOUT_WRAPPED_BELOW && -z $listing ]]; then
-            pass "at $width px every listing wraps rather than scroll sideways"
+            pass "${book_edition}at $width px every listing wraps rather than scroll sideways"
         elif [[ $width -le $LAYOUT_WRAPPED_BELOW ]]; then
-            fail "at $width px every listing wraps rather than scroll sideways ($(wc -l <<<"$listing") scroll)" "$listing"
+            fail "${book_edition}at $width px every listing wraps rather than scroll sideways ($(wc -l <<<"$listing") scroll)" "$listing"
         fi
         small=
         while read -r _ image drawn; do
             [[ $image == *.svg && -f $dir/$image ]] && small+=$(svg_smallest_text "$dir/$image" "$drawn")
         done < <(grep '^image ' <<<"$report")
         if [[ -z $small ]]; then
-            pass "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more"
+            pass "${book_edition}at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more"
         else
-            fail "at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more" "$small"
+            fail "${book_edition}at $width px the figures' smallest text is drawn at $LAYOUT_SMALLEST_TEXT_PX px or more" "$small"
         fi
     done
 }
 
+book_edition= # the Chinese edition's checks name it first
 if ! book_deps_log=$(setup/install-deps.sh --if-missing --book 2>&1); then
     skip "the book (skipped: pandoc 2.17+, Graphviz or gnuplot is missing and could not be installed; run make deps as root)"
     sed 's/^/          /' <<<"$book_deps_log" | head -n 5
