@@ -33,7 +33,6 @@
 
 local measurements = nil -- the folder of the measured CSV files, from -M measurements=DIR
 local cuda_include = nil -- where cuda_runtime_api.h lives, from -M cuda-include=DIR
-local other_edition = false -- the book is built in both languages: each links to the other
 local figures = {}       -- figure id -> its number
 local sections = {}      -- heading id -> its section number, "1.4.2"
 local section_counts = {}
@@ -58,10 +57,15 @@ local anchors = exercises.anchors -- every id in the document
 local read_meta = {
   Meta = function(meta)
     words.set_language(meta.lang and pandoc.utils.stringify(meta.lang))
-    other_edition = meta["other-edition"] ~= nil
+    -- Where the book has two editions, the page's first line, above its title, links to the
+    -- other (in HTML: an EPUB cannot link outside itself).
+    if meta["other-edition"] ~= nil and FORMAT:match("html") then
+      meta["include-before"] = pandoc.MetaBlocks({pandoc.RawBlock("html", words.say("other_edition"))})
+    end
     if meta.measurements then measurements = pandoc.utils.stringify(meta.measurements) end
     measured.set_folder(measurements)
     if meta["cuda-include"] then cuda_include = pandoc.utils.stringify(meta["cuda-include"]) end
+    return meta
   end,
 }
 
@@ -314,12 +318,8 @@ local resolve_links = {
   end,
 }
 
--- A placeholder data set (book/placeholder-data.sh) says so on the book's first page; where the
--- book has two editions, the page's first line links to the other.
+-- A placeholder data set (book/placeholder-data.sh) says so on the book's first page.
 local function warn_placeholder(doc)
-  if other_edition and FORMAT:match("html") then
-    table.insert(doc.blocks, 1, pandoc.RawBlock("html", words.say("other_edition")))
-  end
   local summary = measured.summary_if_read()
   if summary and tostring(summary["gpu"]):match("PLACEHOLDER") then
     table.insert(doc.blocks, 1, pandoc.Div(markdown(words.say("placeholder", measurements)),

@@ -259,6 +259,25 @@ book_edition_checks() {
     else
         fail "book.zh.md has book.md's sections, listings, figures, tables and measured values, block by block, every paragraph translated" "$(tail -n 20 <<<"$log")"
     fi
+    # ... a check that can fail: a paragraph left in English, a listing lost.
+    local planted=$book_work/planted.zh.md
+    python3 - book.zh.md "$planted" <<'PLANT'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+prose = next(i for i, line in enumerate(lines)
+             if i > 40 and re.match(r"[\u4e00-\u9fff]", line) and not lines[i - 1].strip())
+lines[prose] = "This paragraph was left in English, which the check must name."
+listing = next(i for i, line in enumerate(lines) if line.startswith("```{") and "include=" in line)
+del lines[listing:listing + 2]
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(lines))
+PLANT
+    log=$(python3 book/check_editions.py book.md "$planted" 2>&1)
+    if [[ $? -eq 1 && $log == *"no Chinese in this line: This paragraph was left in English"* &&
+          $log == *"code"* ]]; then
+        pass "the editions' check names a paragraph left in English and a listing lost"
+    else
+        fail "the editions' check names a paragraph left in English and a listing lost" "$(tail -n 5 <<<"$log")"
+    fi
     if [[ -s $zh/index.html && $(head -c 2 "$zh/book.epub" 2>/dev/null) == PK ]] &&
        grep -q 'href="zh/index.html"' "$dir/index.html" && grep -q 'href="../index.html"' "$zh/index.html"; then
         pass "the Chinese edition renders to HTML and EPUB, and each edition links to the other"
