@@ -145,6 +145,7 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
     const bool on_stream =
         creates || call->stream != NULL || call->function == TRACED_cudaMemcpyAsync ||
         call->function == TRACED_gpu_work_scale_add || call->function == TRACED_gpu_work_checksum ||
+        call->function == TRACED_gpu_work_bytes_to_floats ||
         call->function == TRACED_cudaMemPrefetchAsync || call->function == TRACED_cudaEventRecord ||
         call->function == TRACED_cudaStreamWaitEvent ||
         call->function == TRACED_cudaStreamSynchronize;
@@ -158,7 +159,8 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
                             size_words(call->bytes),
                             pageable_end(call) ? " (pageable host memory)" : "");
     else if (call->function == TRACED_gpu_work_scale_add ||
-             call->function == TRACED_gpu_work_checksum)
+             call->function == TRACED_gpu_work_checksum ||
+             call->function == TRACED_gpu_work_bytes_to_floats)
         harness_append_text(line, size, &used, " on %s", size_words(call->bytes));
     else if (call->function == TRACED_cudaMemPrefetchAsync)
         harness_append_text(line, size, &used, " %s to %s", size_words(call->bytes),
