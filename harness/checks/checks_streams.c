@@ -198,3 +198,22 @@ const char *trace_timeline(void)
     }
     return timeline;
 }
+
+void harness_hold_next_run(harness_hold what, double milliseconds)
+{
+    trace_start();
+    trace_stop();
+    if (what == HOLD_COPIES)
+        trace_delay_async_copies(cudaMemcpyHostToDevice, milliseconds);
+    if (what == HOLD_KERNELS)
+        trace_delay_kernels(milliseconds);
+}
+
+const char *harness_held_words(harness_hold what, double milliseconds, const char *kernel)
+{
+    static char words[160];
+    snprintf(words, sizeof words, " (the test held every %s up %g ms, as a busy %s would)",
+             what == HOLD_COPIES ? "copy" : kernel, milliseconds,
+             what == HOLD_COPIES ? "link" : "GPU");
+    return what == HOLD_NOTHING ? "" : words;
+}

@@ -67,20 +67,12 @@ static cudaError_t run_train(void *context)
     return double_buffer_train(r->h_batches, r->batches, r->n, r->step_ms, r->d_sums);
 }
 
-/* What the held-up work was, for the messages: "" when nothing was held up. */
-typedef enum hold { HOLD_NOTHING, HOLD_COPIES, HOLD_STEPS } hold;
-
 /* Runs the loop under the trace, d_sums poisoned, the copies or the steps held up; expects
  * success. */
-static void run_held(job *r, hold what)
+static void run_held(job *r, harness_hold what)
 {
     poison_device(r->d_sums, r->batches * sizeof *r->d_sums);
-    trace_start();
-    trace_stop();
-    if (what == HOLD_COPIES)
-        trace_delay_async_copies(cudaMemcpyHostToDevice, HOLD_MS);
-    if (what == HOLD_STEPS)
-        trace_delay_kernels(HOLD_MS);
+    harness_hold_next_run(what, HOLD_MS);
     cudaError_t err;
     TRACED_RUN(err = run_train(r));
     harness_synchronize_untraced(); /* what it left queued may not change the sums any more */
@@ -111,16 +103,7 @@ static size_t batch_summed(const job *r, size_t b, unsigned long long got)
     return SIZE_MAX;
 }
 
-static const char *held_words(hold what)
-{
-    static char words[128];
-    snprintf(words, sizeof words, " (the test held every %s up %g ms, as a busy %s would)",
-             what == HOLD_COPIES ? "copy" : "step's checksum", HOLD_MS,
-             what == HOLD_COPIES ? "link" : "GPU");
-    return what == HOLD_NOTHING ? "" : words;
-}
-
-static void expect_sums(const job *r, hold what, const char *when)
+static void expect_sums(const job *r, harness_hold what, const char *when)
 {
     harness_results_compared();
     unsigned long long *got = harness_private_alloc(r->batches * sizeof *got);
@@ -153,7 +136,8 @@ static void expect_sums(const job *r, hold what, const char *when)
                      "last read it, with two buffers used in turn (an event recorded after that "
                      "step, cudaStreamWaitEvent on the copies' stream). What it did, when and "
                      "where:%s",
-                     where, other, held_words(what), other, b, trace_timeline());
+                     where, other, harness_held_words(what, HOLD_MS, "step's checksum"), other, b,
+                     trace_timeline());
     ck_abort_msg("%s: it is %s%s. Step %zu read its buffer before its copy had ended: the step "
                  "must wait for that batch's copy (an event recorded after the copy, "
                  "cudaStreamWaitEvent on the steps' stream before the step). What it did, when "
@@ -161,7 +145,7 @@ static void expect_sums(const job *r, hold what, const char *when)
                  where,
                  other != SIZE_MAX ? "an earlier batch's sum, still in the buffer"
                                    : "no batch's sum, the buffer not yet holding it",
-                 held_words(what), b, trace_timeline());
+                 harness_held_words(what, HOLD_MS, "step's checksum"), b, trace_timeline());
 }
 
 enum { SMALL_N = (1 << 16) + 5, SMALL_BATCHES = 6 }; /* 256 KiB a batch */
@@ -183,15 +167,15 @@ COURSE_TEST(no_step_reads_a_buffer_before_its_copy_has_ended, 2)
 COURSE_TEST(no_copy_overwrites_a_buffer_that_a_step_still_reads, 2)
 {
     job r = make_job(SMALL_BATCHES, SMALL_N, STEP_MS);
-    run_held(&r, HOLD_STEPS);
-    expect_sums(&r, HOLD_STEPS, "with every step held up, d_sums");
+    run_held(&r, HOLD_KERNELS);
+    expect_sums(&r, HOLD_KERNELS, "with every step held up, d_sums");
 }
 
 COURSE_TEST(one_batch_or_two_give_the_same_sums, 1)
 {
     job one = make_job(1, SMALL_N, STEP_MS);
-    run_held(&one, HOLD_STEPS);
-    expect_sums(&one, HOLD_STEPS, "with 1 batch, d_sums");
+    run_held(&one, HOLD_KERNELS);
+    expect_sums(&one, HOLD_KERNELS, "with 1 batch, d_sums");
     job two = make_job(2, 1, STEP_MS);
     run_held(&two, HOLD_COPIES);
     expect_sums(&two, HOLD_COPIES, "with 2 batches of 1 float, d_sums");
@@ -233,10 +217,9 @@ typedef struct timings {
 static double time_own(const job *r, bool copy, bool step, float *d_buffer,
                        unsigned long long *d_sums, cudaStream_t stream)
 {
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    CUDA_CHECK(cudaEventRecord(start, stream));
+    event_timer timer;
+    CUDA_CHECK(event_timer_create(&timer));
+    CUDA_CHECK(event_timer_start(&timer, stream));
     for (size_t b = 0; b < r->batches; b++) {
         if (copy)
             CUDA_CHECK(cudaMemcpyAsync(d_buffer, r->h_batches + b * r->n, r->n * sizeof(float),
@@ -246,12 +229,9 @@ static double time_own(const job *r, bool copy, bool step, float *d_buffer,
             CUDA_CHECK(gpu_work_checksum(stream, d_buffer, r->n * sizeof(float), 1, d_sums + b));
         }
     }
-    CUDA_CHECK(cudaEventRecord(stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(event_timer_stop(&timer, stream, &ms));
+    CUDA_CHECK(event_timer_destroy(&timer));
     return ms;
 }
 
