@@ -83,23 +83,15 @@ static void run_held(job *r, harness_hold what)
 
 /* --- The sums, and what a wrong one says -------------------------------------------------- */
 
-/* The first host-to-device copy that moved n bytes where n floats were due; NULL if none. */
-static const traced_call *copy_counted_in_elements(const job *r)
+/* The first copy up or checksum whose count is not one batch's bytes; NULL if none. */
+static const traced_call *call_of_another_size(const job *r)
 {
-    for (size_t i = 1; i <= trace_count_of(TRACED_cudaMemcpyAsync); i++) {
-        const traced_call *call = trace_nth(TRACED_cudaMemcpyAsync, i);
-        if (call->dst_location == LOCATION_DEVICE && call->bytes == r->n)
-            return call;
-    }
-    return NULL;
-}
-
-/* The first checksum that read other than one batch's bytes; NULL if none. */
-static const traced_call *checksum_of_another_size(const job *r)
-{
-    for (size_t i = 1; i <= trace_count_of(TRACED_gpu_work_checksum); i++) {
-        const traced_call *call = trace_nth(TRACED_gpu_work_checksum, i);
-        if (call->bytes != r->n * sizeof(float))
+    for (size_t i = 0; i < trace_count(); i++) {
+        const traced_call *call = trace_get(i);
+        const bool copy_up =
+            call->function == TRACED_cudaMemcpyAsync && call->dst_location == LOCATION_DEVICE;
+        if ((copy_up || call->function == TRACED_gpu_work_checksum) &&
+            call->bytes != r->n * sizeof(float))
             return call;
     }
     return NULL;
@@ -133,20 +125,14 @@ static void expect_sums(const job *r, harness_hold what, const char *when)
         ck_abort_msg("%s: it still holds the test's poison, so no step wrote it. Step b writes "
                      "its sum into d_sums + b. What it did, when and where:%s",
                      where, trace_timeline());
-    const traced_call *short_copy = copy_counted_in_elements(r);
-    if (short_copy != NULL)
-        ck_abort_msg("%s: a copy up (call %zu) moved %zu bytes, a quarter of the batch's %zu. "
-                     "cudaMemcpyAsync's count is in bytes: pass n * sizeof(float). What it "
-                     "did, when and where:%s",
-                     where, trace_position(short_copy) + 1, short_copy->bytes, r->n * sizeof(float),
-                     trace_timeline());
-    const traced_call *odd_sum = checksum_of_another_size(r);
-    if (odd_sum != NULL)
-        ck_abort_msg("%s: a step's gpu_work_checksum (call %zu) read %zu bytes, where a batch "
-                     "is %zu: its count is in bytes too, n * sizeof(float). What it did, when "
-                     "and where:%s",
-                     where, trace_position(odd_sum) + 1, odd_sum->bytes, r->n * sizeof(float),
-                     trace_timeline());
+    const traced_call *odd = call_of_another_size(r);
+    if (odd != NULL)
+        ck_abort_msg("%s: %s (call %zu) was given %zu bytes, where a batch is %zu%s. %s's count "
+                     "is in bytes: pass n * sizeof(float). What it did, when and where:%s",
+                     where, traced_function_name(odd->function), trace_position(odd) + 1,
+                     odd->bytes, r->n * sizeof(float),
+                     odd->bytes == r->n ? ", n: a quarter of it" : "",
+                     traced_function_name(odd->function), trace_timeline());
     const size_t other = batch_summed(r, b, got[b]);
     if (other != SIZE_MAX && other > b)
         ck_abort_msg("%s: it is batch %zu's%s. Batch %zu's copy overwrote the buffer before "
