@@ -170,15 +170,20 @@ COURSE_TEST(every_float_has_the_bits_of_the_hosts_conversion, 3)
 
 /* --- What crossed the link, from the trace --------------------------------------------- */
 
+/* What crossed the link to the device: the copies from host memory, and the host memory that a
+ * conversion read in place (mapped pinned memory, which the kernel reads over the link). */
 static size_t bytes_sent_to_the_device(void)
 {
     size_t sent = 0;
     for (size_t i = 0; i < trace_count(); i++) {
         const traced_call *call = trace_get(i);
-        if ((call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync) &&
-            call->result == cudaSuccess && call->dst_location == LOCATION_DEVICE &&
-            (call->src_location == LOCATION_PINNED_HOST ||
-             call->src_location == LOCATION_PAGEABLE_HOST))
+        const bool from_host = call->src_location == LOCATION_PINNED_HOST ||
+                               call->src_location == LOCATION_PAGEABLE_HOST;
+        const bool copied =
+            (call->function == TRACED_cudaMemcpy || call->function == TRACED_cudaMemcpyAsync) &&
+            call->dst_location == LOCATION_DEVICE;
+        if (call->result == cudaSuccess && from_host &&
+            (copied || call->function == TRACED_gpu_work_bytes_to_floats))
             sent += call->bytes;
     }
     return sent;
