@@ -145,6 +145,7 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
     const bool on_stream =
         creates || call->stream != NULL || call->function == TRACED_cudaMemcpyAsync ||
         call->function == TRACED_gpu_work_scale_add || call->function == TRACED_gpu_work_checksum ||
+        call->function == TRACED_gpu_work_bytes_to_floats ||
         call->function == TRACED_cudaMemPrefetchAsync || call->function == TRACED_cudaEventRecord ||
         call->function == TRACED_cudaStreamWaitEvent ||
         call->function == TRACED_cudaStreamSynchronize;
@@ -158,7 +159,8 @@ static void timeline_line(const traced_call *call, double start_ms, cudaStream_t
                             size_words(call->bytes),
                             pageable_end(call) ? " (pageable host memory)" : "");
     else if (call->function == TRACED_gpu_work_scale_add ||
-             call->function == TRACED_gpu_work_checksum)
+             call->function == TRACED_gpu_work_checksum ||
+             call->function == TRACED_gpu_work_bytes_to_floats)
         harness_append_text(line, size, &used, " on %s", size_words(call->bytes));
     else if (call->function == TRACED_cudaMemPrefetchAsync)
         harness_append_text(line, size, &used, " %s to %s", size_words(call->bytes),
@@ -195,4 +197,23 @@ const char *trace_timeline(void)
             harness_append_text(timeline, sizeof timeline, &used, "\n  %s", line);
     }
     return timeline;
+}
+
+void harness_hold_next_run(harness_hold what, double milliseconds)
+{
+    trace_start();
+    trace_stop();
+    if (what == HOLD_COPIES)
+        trace_delay_async_copies(cudaMemcpyHostToDevice, milliseconds);
+    if (what == HOLD_KERNELS)
+        trace_delay_kernels(milliseconds);
+}
+
+const char *harness_held_words(harness_hold what, double milliseconds, const char *kernel)
+{
+    static char words[160];
+    snprintf(words, sizeof words, " (the test held every %s up %g ms, as a busy %s would)",
+             what == HOLD_COPIES ? "copy" : kernel, milliseconds,
+             what == HOLD_COPIES ? "link" : "GPU");
+    return what == HOLD_NOTHING ? "" : words;
 }

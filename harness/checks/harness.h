@@ -49,20 +49,20 @@ void course_register_test(const TTest *test, int points, int line, enum course_t
 void course_test_begin(void);
 void course_test_end(void);
 
-#define COURSE_TEST(test_name, test_points)                                                         \
+#define COURSE_TEST(test_name, test_points)                                                        \
     COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_GPU)
 /* A test that times the GPU: where tests of several programs share a GPU (make grade), its
  * measurement runs with the GPU to itself (harness_gpu_alone_begin), and only such a test may
  * call the harness's timing helpers. */
-#define COURSE_TIMED_TEST(test_name, test_points)                                                   \
+#define COURSE_TIMED_TEST(test_name, test_points)                                                  \
     COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_TIMED)
 /* A test that needs no GPU: neither its body nor any correct code it calls uses CUDA (pure
  * arithmetic). Where there is no GPU, make check runs these tests all the same, in a checker and
  * a worker that make no CUDA context. */
-#define COURSE_HOST_TEST(test_name, test_points)                                                    \
+#define COURSE_HOST_TEST(test_name, test_points)                                                   \
     COURSE_TEST_DEFINE(test_name, test_points, COURSE_TEST_HOST)
 
-#define COURSE_TEST_DEFINE(test_name, test_points, kind)                                          \
+#define COURSE_TEST_DEFINE(test_name, test_points, kind)                                           \
     static void test_name##_body(void);                                                            \
     START_TEST(test_name)                                                                          \
     {                                                                                              \
@@ -73,7 +73,7 @@ void course_test_end(void);
     END_TEST                                                                                       \
     __attribute__((constructor)) static void test_name##_register(void)                            \
     {                                                                                              \
-        course_register_test(test_name, test_points, __LINE__, kind);                             \
+        course_register_test(test_name, test_points, __LINE__, kind);                              \
     }                                                                                              \
     static void test_name##_body(void)
 
@@ -93,8 +93,8 @@ void *harness_device_alloc(size_t bytes);  /* the worker's device memory */
  * patterns it filled them with forgotten (harness_results.c). */
 void harness_release_buffers(void);
 void harness_forget_fills(void);
-void harness_device_free(void *d_buffer);  /* early, for a large buffer */
-void harness_host_free(void *h_buffer);    /* early, for a large buffer */
+void harness_device_free(void *d_buffer); /* early, for a large buffer */
+void harness_host_free(void *h_buffer);   /* early, for a large buffer */
 /* The checker's own copy, with device buffers of the test's at either end; reading the device
  * back into shared memory is refused (the learner's code could write the result there). */
 void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
@@ -292,6 +292,17 @@ const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
  * the order they first appear; "default stream" for the legacy one), what it did; a long
  * trace is folded in the middle. In a static buffer; each line starts with "\n  ". */
 const char *trace_timeline(void);
+
+/* What a test holds up of the learner's work, so that a missing wait shows every time rather
+ * than when the GPU happens to be slow: nothing, each host-to-device cudaMemcpyAsync
+ * (trace_delay_async_copies) or each traced kernel (trace_delay_kernels). harness_hold_next_run
+ * forgets the trace (trace_start, then trace_stop) and arms the hold for the next TRACED_RUN;
+ * harness_held_words says it for a message, naming the kernel as the exercise calls it ("step's
+ * checksum"): " (the test held every copy up 3 ms, as a busy link would)", "" for HOLD_NOTHING, in
+ * a static buffer. */
+typedef enum harness_hold { HOLD_NOTHING, HOLD_COPIES, HOLD_KERNELS } harness_hold;
+void harness_hold_next_run(harness_hold what, double milliseconds);
+const char *harness_held_words(harness_hold what, double milliseconds, const char *kernel);
 
 /* The threads the code under test has started and not ended, as the worker counts them (those
  * named like the program: a new thread inherits the name; the CUDA runtime's own named threads

@@ -135,9 +135,10 @@ void trace_delay_first_async_copies(size_t copies, double milliseconds);
  * or not, by `milliseconds` before it starts (0: off; trace_start forgets it): a buffer handed
  * to the GPU before the threads filling it have finished then shows it every time. */
 void trace_delay_host_copies(double milliseconds);
-/* Holds up each traced gpu_work kernel (gpu_work_scale_add, gpu_work_checksum) the learner's
- * code launches while tracing, as trace_delay_async_copies holds up copies: gpu_work_keep_busy
- * for `milliseconds` on the kernel's stream first (0: off; trace_start forgets it). A host that
+/* Holds up each traced gpu_work kernel (gpu_work_scale_add, gpu_work_checksum,
+ * gpu_work_bytes_to_floats) the learner's code launches while tracing, as
+ * trace_delay_async_copies holds up copies: gpu_work_keep_busy for `milliseconds` on the
+ * kernel's stream first (0: off; trace_start forgets it). A host that
  * reads managed memory before the kernel is done then reads what was there before it. */
 void trace_delay_kernels(double milliseconds);
 /* Makes each cudaMemPrefetchAsync of the learner's code, while tracing, return cudaSuccess

@@ -449,6 +449,21 @@ cudaError_t __wrap_gpu_work_checksum(cudaStream_t stream, const void *d_data, si
     FINISH(__real_gpu_work_checksum(stream, d_data, bytes, passes, d_sum));
 }
 
+/* dst is the floats it writes, src the bytes it reads; bytes counts what it reads, one a float. */
+DECLARE_REAL(cudaError_t, gpu_work_bytes_to_floats,
+             (cudaStream_t, float *, const unsigned char *, size_t, float, float))
+cudaError_t __wrap_gpu_work_bytes_to_floats(cudaStream_t stream, float *d_out,
+                                            const unsigned char *d_in, size_t n, float scale,
+                                            float offset)
+{
+    BEGIN(gpu_work_bytes_to_floats);
+    locate_ends(&call, tracing, d_out, d_in, n);
+    call.stream = stream;
+    if (!fail)
+        trace_delay_kernel(&call);
+    FINISH(__real_gpu_work_bytes_to_floats(stream, d_out, d_in, n, scale, offset));
+}
+
 /* --- free(), which is no CUDA call, but the learner's code may give it CUDA's memory ------- */
 
 /* free() of memory the ledger holds, in an exercise function: it fails the running test, in
