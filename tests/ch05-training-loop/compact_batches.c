@@ -20,7 +20,7 @@
 COURSE_EXERCISE(
     "Send the compact form",
     "A pixel is one byte and its float four: convert on the host, and four times the bytes "
-    "cross the link. Send the bytes and convert them where they land (section 5.3). Which "
+    "cross the link. Send the bytes and convert them where they land (section 5.4.3). Which "
     "buffer do the bytes land in, and what keeps its conversion from reading it too early, or "
     "the next copy from overwriting it too soon?\n\n"
     "cudaMalloc(&staging, n) and cudaStreamCreate(&stream). For batch b, on that one stream: "

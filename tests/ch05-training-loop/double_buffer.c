@@ -20,7 +20,7 @@
 COURSE_EXERCISE(
     "Double buffering",
     "While the GPU steps on batch b, the link is free to bring batch b + 1 up: into a second "
-    "device buffer, on a second stream (section 5.2). Once copies and steps are on different "
+    "device buffer, on a second stream (section 5.4.1). Once copies and steps are on different "
     "streams, what stops a step from reading a buffer that has not arrived, and a copy from "
     "overwriting one that a step still reads?\n\n"
     "cudaMalloc two buffers of n floats; cudaStreamCreate a stream for copies and one for "
