@@ -74,7 +74,8 @@ static void batch_sums(const ring_run *r, size_t b, float *floats, unsigned long
                        unsigned long long *fused)
 {
     const size_t n = r->shape.n;
-    const unsigned char *file = harness_expected(r->h_file, r->shape.batches * n) + b * n;
+    const unsigned char *file =
+        (const unsigned char *)harness_expected(r->h_file, r->shape.batches * n) + b * n;
     for (size_t i = 0; i < n; i++) {
         const float product = (float)file[i] * PIXEL_SCALE;
         floats[i] = product + PIXEL_OFFSET;
