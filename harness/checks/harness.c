@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <time.h>
 
 /* CUDA_CHECK failing in a test's own set-up is the harness's problem, not the
  * learner's: say so, so nobody hunts for a bug in correct code. */
@@ -302,4 +303,14 @@ const char *harness_test_note(void)
 size_t harness_thread_count(void)
 {
     return remote_threads();
+}
+
+size_t harness_threads_left_after(size_t before)
+{
+    size_t now = harness_thread_count();
+    for (int waited = 0; now > before && waited < 100; waited++) {
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        now = harness_thread_count();
+    }
+    return now > before ? now - before : 0;
 }

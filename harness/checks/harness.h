@@ -308,5 +308,8 @@ const char *harness_held_words(harness_hold what, double milliseconds, const cha
  * named like the program: a new thread inherits the name; the CUDA runtime's own named threads
  * are not counted). Evidence, like the trace. */
 size_t harness_thread_count(void);
+/* How many more threads than `before` are still running after up to a second's wait: a thread
+ * that was joined is gone at once, one that is just ending gets a moment. */
+size_t harness_threads_left_after(size_t before);
 
 #endif

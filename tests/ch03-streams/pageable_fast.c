@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 COURSE_EXERCISE(
     "A pageable copy faster than cudaMemcpy",
@@ -36,21 +35,9 @@ COURSE_EXERCISE(
 
 /* --- Threads ------------------------------------------------------------------------------ */
 
-/* Waits up to a second for the thread count to fall back to `before`: a thread that was
- * joined is gone at once, one that is just ending gets a moment. */
-static size_t threads_left_after(size_t before)
-{
-    size_t now = harness_thread_count();
-    for (int waited = 0; now > before && waited < 100; waited++) {
-        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-        now = harness_thread_count();
-    }
-    return now > before ? now - before : 0;
-}
-
 static void expect_no_threads_left(size_t before, const char *after_what)
 {
-    const size_t left = threads_left_after(before);
+    const size_t left = harness_threads_left_after(before);
     ck_assert_msg(left == 0,
                   "%zu thread%s started by the copier %s still running a second after %s "
                   "returned. staged_copier_destroy must end its threads (tell them to stop, "
