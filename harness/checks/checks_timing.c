@@ -145,7 +145,7 @@ double harness_host_memcpy_gb_per_s(const void *src, size_t bytes, int threads)
 /* --- A quiet GPU ---------------------------------------------------------------------------- */
 
 #define PROBE_BYTES ((size_t)8 << 20)
-#define QUIET_SHARE 0.8     /* of the best seen: below it, something else still runs */
+#define QUIET_SHARE 0.8 /* of the best seen: below it, something else still runs */
 #define QUIET_WAIT_MAX_S 10.0
 
 /* A short pinned copy each way, timed: their total speed. */
@@ -184,4 +184,24 @@ void harness_gpu_quiet(void)
         }
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     }
+}
+
+double harness_setup_ms(double call_start_ms)
+{
+    double setup = 0, previous = call_start_ms;
+    bool idle = false; /* the GPU was waited for, and nothing queued since */
+    for (size_t i = 0; i < trace_count(); i++) {
+        const traced_call *call = trace_get(i);
+        const trace_role role = traced_function_role(call->function);
+        const double took = call->host_ms > previous ? call->host_ms - previous : 0;
+        if (role == ROLE_ACQUIRE || (role == ROLE_RELEASE && idle))
+            setup += took;
+        if (traced_call_waits_for_the_gpu(call))
+            idle = true;
+        else if (role == ROLE_USE)
+            idle = false;
+        if (call->host_ms > previous)
+            previous = call->host_ms;
+    }
+    return setup;
 }

@@ -255,6 +255,15 @@ void harness_spot_read(const harness_spots *spots, int k, void *value);
 /* The harness's own measurements, with tracing off (checks_timing.c); in a COURSE_TIMED_TEST,
  * between harness_gpu_alone_begin() and _end(), only. */
 double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+
+/* The host time a timed call of the learner's spent acquiring and releasing (allocations,
+ * streams, events, their frees), from the trace of that call, which began at call_start_ms on
+ * the host clock: each acquisition's time since the call before it returned, and each release's
+ * where the GPU was already waited for (a release that waits for queued work itself keeps that
+ * wait in the loop's time). Where programs share the GPU, those calls wait for the driver
+ * while other programs make and end their contexts, tens of milliseconds at a time, so a test
+ * that times a loop of a few milliseconds leaves them out of it. Evidence: the worker's word. */
+double harness_setup_ms(double call_start_ms);
 /* Pinned host and device buffers, one warm-up copy, the median of `runs` timed copies. */
 double harness_bandwidth_gb_per_s(size_t bytes, enum cudaMemcpyKind kind, int runs);
 /* What `threads` of the checker's own threads, started together, copy of `bytes` of host memory
