@@ -343,11 +343,15 @@ COURSE_TIMED_TEST(the_copies_overlap_the_steps_so_the_loop_takes_about_its_longe
     }
     harness_gpu_alone_end();
     const double longer = fmax(t.copies, t.steps);
-    ck_assert_msg(t.theirs >= 0.8 * t.steps,
-                  "the loop took %.2f ms, less than its %d steps alone (%.2f ms, the test's own): "
-                  "each step is gpu_work_keep_busy(steps, step_ms) and then the checksum; leave "
-                  "neither out",
-                  t.theirs, TIMED_BATCHES, t.steps);
+    /* No loop is shorter than its steps' busy time: the steps the test timed, or what they
+     * asked for where the GPU ran the test's own longer than asked (by 1.6 times once, on the
+     * H200 in make test). */
+    const double least = 0.8 * fmin(t.steps, TIMED_BATCHES * r.step_ms);
+    ck_assert_msg(t.theirs >= least,
+                  "the loop took %.2f ms, less than its %d steps alone (%.2f ms, the test's own; "
+                  "%.2f ms of gpu_work_keep_busy asked for): each step is "
+                  "gpu_work_keep_busy(steps, step_ms) and then the checksum; leave neither out",
+                  t.theirs, TIMED_BATCHES, t.steps, TIMED_BATCHES * r.step_ms);
     if (fast_enough(&t)) {
         harness_note("Your loop took %.2f ms: %.2f times its longer stage (the test's own copies "
                      "alone %.2f ms, steps alone %.2f) and %.2f times faster than serial (%.2f "
