@@ -26,7 +26,6 @@ import os
 import re
 import sys
 
-STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # In gnuplot, only the strings that are shown: after title, xlabel, ylabel, label or sprintf(;
 # others name data columns or rows ("batch", pick("naive", ...)), which must not change.
 SHOWN = re.compile(r'(?:(?<=title )|(?<=label )|(?<=printf\()|(?<=\? )|(?<=: ))'
