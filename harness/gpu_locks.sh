@@ -17,10 +17,10 @@ use_gpu_locks() {
     export COURSE_GPU_TURNSTILE=$1/gpu-${gpu:-0}.turnstile
     export COURSE_CONTEXT_LOCK=$1/contexts.lock
     export COURSE_CONTEXT_LOCK_1=$1/contexts-1.lock COURSE_CONTEXT_LOCK_2=$1/contexts-2.lock
-    local file
-    for file in "$COURSE_GPU_LOCK" "$COURSE_GPU_TURNSTILE" "$COURSE_CONTEXT_LOCK" \
-        "$COURSE_CONTEXT_LOCK_1" "$COURSE_CONTEXT_LOCK_2"; do
+    local file files=("$COURSE_GPU_LOCK" "$COURSE_GPU_TURNSTILE" "$COURSE_CONTEXT_LOCK"
+        "$COURSE_CONTEXT_LOCK_1" "$COURSE_CONTEXT_LOCK_2")
+    for file in "${files[@]}"; do
         [[ -e $file ]] || : >"$file"
-        chmod 644 "$file" 2>/dev/null || true
     done
+    chmod 644 "${files[@]}" 2>/dev/null || true # one process for all: make check counts them
 }

@@ -328,12 +328,13 @@ COURSE_TEST(zero_bytes_succeed_and_a_NULL_pointer_or_a_0_chunk_is_refused, 1)
 
 /* How fast the learner's staging is beside the driver's own, measured here in the same run: a
  * note, not a grade (the exercise asks for the chunks, not for speed; chapter 3 makes it fast).
- * Timed on the host's clock, both, since both calls return when the data has arrived. */
+ * Timed on the host's clock, both, since both calls return when the data has arrived. 64 MiB,
+ * eight chunks: every other program sharing the GPU waits while this measures, for a note. */
 enum { SPEED_RUNS = 3 };
-#define SPEED_BYTES (256 * MIB)
+#define SPEED_BYTES (64 * MIB)
 #define SPEED_CHUNK (8 * MIB)
 
-COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cudaMemcpy, 1)
+COURSE_TIMED_TEST(a_64_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cudaMemcpy, 1)
 {
     unsigned char *h_src = harness_host_alloc(SPEED_BYTES);
     fill_bytes(h_src, SPEED_BYTES);
@@ -355,21 +356,22 @@ COURSE_TIMED_TEST(a_256_MiB_copy_in_8_MiB_chunks_arrives_and_is_timed_beside_cud
         TRACED_RUN(err = staged_copy_to_device(d_dst, h_src, SPEED_BYTES, h_staging, SPEED_CHUNK));
         staged_ms[run] = host_clock_ms() - started;
         ck_assert_msg(err == cudaSuccess,
-                      "staged_copy_to_device(d_dst, h_src, 256 MiB, h_staging, 8 MiB) returned %s",
+                      "staged_copy_to_device(d_dst, h_src, 64 MiB, h_staging, 8 MiB) returned %s",
                       error_text(err));
-        harness_spots_expect(&spots, h_src, "staged_copy_to_device(256 MiB)");
+        harness_spots_expect(&spots, h_src, "staged_copy_to_device(64 MiB)");
     }
     harness_gpu_alone_end();
     unsigned char *h_got = harness_private_alloc(SPEED_BYTES);
     harness_copy(h_got, d_dst, SPEED_BYTES, cudaMemcpyDeviceToHost);
-    expect_bytes_arrived(h_got, h_src, SPEED_BYTES, 1, "d_dst (256 MiB in 8 MiB chunks)");
+    expect_bytes_arrived(h_got, h_src, SPEED_BYTES, 1, "d_dst (64 MiB in 8 MiB chunks)");
 
     double staged = bandwidth_gb_per_s(SPEED_BYTES, median_of(staged_ms, SPEED_RUNS));
     double plain = bandwidth_gb_per_s(SPEED_BYTES, median_of(plain_ms, SPEED_RUNS));
-    harness_note("Your staged copy moved 256 MiB at %.1f GB/s; a plain cudaMemcpy of the same "
-                 "pageable buffer, measured just before it, at %.1f GB/s (%.2f times as fast). Both "
-                 "stage through pinned memory; in yours the CPU's memcpy and the copy engine "
-                 "take turns, each idle while the other works. Chapter 3 overlaps them: two "
-                 "staging buffers, cudaMemcpyAsync, and host threads for the memcpy.",
-                 staged, plain, plain / staged);
+    harness_note(
+        "Your staged copy moved 64 MiB at %.1f GB/s; a plain cudaMemcpy of the same "
+        "pageable buffer, measured just before it, at %.1f GB/s (%.2f times as fast). Both "
+        "stage through pinned memory; in yours the CPU's memcpy and the copy engine "
+        "take turns, each idle while the other works. Chapter 3 overlaps them: two "
+        "staging buffers, cudaMemcpyAsync, and host threads for the memcpy.",
+        staged, plain, plain / staged);
 }
