@@ -335,9 +335,11 @@ double feed_parse_ms(const char *text, const char *option, const char *argv0, co
     return ms;
 }
 
-feed_options feed_options_parse(int argc, char **argv, const char *usage, bool takes_batch,
+feed_options feed_options_parse(int argc, char **argv, const char *usage, unsigned without,
                                 const option_spec *extra, size_t extra_count)
 {
+    const bool takes_batch = (without & FEED_WITHOUT_BATCH) == 0;
+    const bool takes_step_ms = (without & FEED_WITHOUT_STEP_MS) == 0;
     feed_options opt = {.data_path = NULL,
                         .data_bytes = (size_t)192 << 20,
                         .batch_samples = 64,
@@ -345,17 +347,17 @@ feed_options feed_options_parse(int argc, char **argv, const char *usage, bool t
                         .loaders = 4,
                         .csv_dir = NULL};
     const char *step_text = NULL;
-    option_spec specs[6 + FEED_MAX_EXTRA_OPTIONS] = {
-        {"--data", OPTION_TEXT, &opt.data_path, 0, 0},
-        {"--data-size", OPTION_SIZE, &opt.data_bytes, 0, 0},
-        {"--batch", OPTION_COUNT, &opt.batch_samples, 1, FEED_MAX_BATCH},
-        {"--step-ms", OPTION_TEXT, &step_text, 0, 0},
-        {"--loaders", OPTION_COUNT, &opt.loaders, 1, FEED_MAX_LOADERS},
-        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
-    };
-    size_t count = 6;
-    if (!takes_batch) /* the program has batch sizes of its own */
-        specs[2] = specs[--count];
+    option_spec specs[6 + FEED_MAX_EXTRA_OPTIONS];
+    size_t count = 0;
+    specs[count++] = (option_spec){"--data", OPTION_TEXT, &opt.data_path, 0, 0};
+    specs[count++] = (option_spec){"--data-size", OPTION_SIZE, &opt.data_bytes, 0, 0};
+    if (takes_batch)
+        specs[count++] =
+            (option_spec){"--batch", OPTION_COUNT, &opt.batch_samples, 1, FEED_MAX_BATCH};
+    if (takes_step_ms)
+        specs[count++] = (option_spec){"--step-ms", OPTION_TEXT, &step_text, 0, 0};
+    specs[count++] = (option_spec){"--loaders", OPTION_COUNT, &opt.loaders, 1, FEED_MAX_LOADERS};
+    specs[count++] = (option_spec){"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0};
     for (size_t e = 0; e < extra_count && e < FEED_MAX_EXTRA_OPTIONS; e++)
         specs[count++] = extra[e];
     options_parse(argc, argv, usage, specs, count);

@@ -116,12 +116,21 @@ typedef struct feed_options {
     const char *csv_dir; /* NULL: no CSV file */
 } feed_options;
 
-/* Parses the common options and the program's own (`extra`, options_parse's table, extra_count
- * rows; NULL and 0 for none) with options_parse's rules: a usage error (exit 2) names a bad
- * one. A data set too small for one batch is a usage error too. Without takes_batch there is
- * no --batch (a program with batch sizes of its own). */
+/* The common options a program leaves out, where it has its own in their place: `without` of
+ * feed_options_parse, or'ed together. Left out, an option is an unexpected argument, and its
+ * field keeps its default. */
+enum feed_options_left_out {
+    FEED_ALL_OPTIONS = 0,
+    FEED_WITHOUT_BATCH = 1 << 0,   /* no --batch: the program has batch sizes of its own */
+    FEED_WITHOUT_STEP_MS = 1 << 1, /* no --step-ms: the program has step times of its own */
+};
+
+/* Parses the common options but those left out (`without`) and the program's own (`extra`,
+ * options_parse's table, extra_count rows; NULL and 0 for none) with options_parse's rules: a
+ * usage error (exit 2) names a bad one. With --batch, a data set too small for one batch is a
+ * usage error too. */
 #define FEED_MAX_EXTRA_OPTIONS 8
-feed_options feed_options_parse(int argc, char **argv, const char *usage, bool takes_batch,
+feed_options feed_options_parse(int argc, char **argv, const char *usage, unsigned without,
                                 const option_spec *extra, size_t extra_count);
 
 /* A number of milliseconds from 0 to FEED_MAX_STEP_MS ("8", "0.5"), or a usage error naming

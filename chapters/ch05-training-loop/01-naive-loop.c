@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     int batch_count = 0; /* 0: the default */
     const option_spec extra[] = {
         {"--batch-count", OPTION_COUNT, &batch_count, 2, FEED_MAX_BATCHES}};
-    const feed_options opt = feed_options_parse(argc, argv, usage, true, extra, 1);
+    const feed_options opt = feed_options_parse(argc, argv, usage, FEED_ALL_OPTIONS, extra, 1);
     gpu_work_require("for the training step (a kernel that keeps the GPU busy, a checksum)");
     const size_t batch = (size_t)opt.batch_samples;
 

@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 {
     int reps = 5;
     const option_spec extra[] = {{"--reps", OPTION_COUNT, &reps, 1, 50}};
-    const feed_options opt = feed_options_parse(argc, argv, usage, true, extra, 1);
+    const feed_options opt = feed_options_parse(argc, argv, usage, FEED_ALL_OPTIONS, extra, 1);
     gpu_work_require("for the training step (a kernel that keeps the GPU busy, a checksum)");
     const size_t batch = (size_t)opt.batch_samples;
     const unsigned loaders = (unsigned)opt.loaders;

@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     const option_spec extra[] = {
         {"--variant", OPTION_TEXT, &variant_name, 0, 0},
         {"--batch-count", OPTION_COUNT, &batch_count, 2, FEED_MAX_BATCHES}};
-    const feed_options opt = feed_options_parse(argc, argv, usage, true, extra, 2);
+    const feed_options opt = feed_options_parse(argc, argv, usage, FEED_ALL_OPTIONS, extra, 2);
     const int only = variant_option(variant_name, argv[0]);
     gpu_work_require("for the training step (a kernel that keeps the GPU busy, a checksum)");
     const size_t batch = (size_t)opt.batch_samples;

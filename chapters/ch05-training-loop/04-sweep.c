@@ -31,7 +31,8 @@ static const char usage[] = FEED_USAGE_DATA
     "       --loaders      threads that read and convert ahead, 1 to 64 (default 4)\n"
     "       --csv          also write DIR/sweep.csv\n"
     "       --steps        the training step's milliseconds, a comma-separated list of up to 8,\n"
-    "                      each 0 to 1000 (default 1,4,16; make measure uses 0.5,1,2,4,8,16)\n"
+    "                      each 0 to 1000, in place of the other programs' --step-ms\n"
+    "                      (default 1,4,16; make measure uses 0.5,1,2,4,8,16)\n"
     "       --batches      samples a batch, a comma-separated list of up to 8, each 1 to 1024\n"
     "                      (default 16,64,256)\n"
     "       --batch-count  batches each loop runs, 2 to 10000 (default 8; make measure uses 24)";
@@ -164,10 +165,10 @@ static sweep_plan plan_from_options(int argc, char **argv, feed_options *opt)
         {"--steps", OPTION_TEXT, &steps, 0, 0},
         {"--batches", OPTION_TEXT, &sizes, 0, 0},
         {"--batch-count", OPTION_COUNT, &batch_count, 2, FEED_MAX_BATCHES}};
-    for (int i = 1; i < argc; i++) /* every other chapter 5 program's, but this one sweeps it */
-        if (strcmp(argv[i], "--step-ms") == 0 || strncmp(argv[i], "--step-ms=", 10) == 0)
-            usage_error(argv[0], usage, "--step-ms: this program sweeps the step: give --steps");
-    *opt = feed_options_parse(argc, argv, usage, false, extra, 3);
+    /* It sweeps the batch sizes and the step times (--batches, --steps): the one size and step
+     * of the other chapter 5 programs are not its options. */
+    *opt =
+        feed_options_parse(argc, argv, usage, FEED_WITHOUT_BATCH | FEED_WITHOUT_STEP_MS, extra, 3);
     sweep_plan plan = {.batches = (size_t)batch_count, .loaders = (unsigned)opt->loaders};
     plan.step_count = parse_list(steps, "--steps", argv[0], plan.steps, step_value);
     plan.size_count = parse_list(sizes, "--batches", argv[0], plan.sizes, batch_value);

@@ -205,3 +205,16 @@ double harness_setup_ms(double call_start_ms)
     }
     return setup;
 }
+
+double harness_time_traced_run_ms(traced_action action, void *context, cudaError_t *err)
+{
+    /* A fresh trace: harness_setup_ms reads each call in it as this run's. */
+    trace_start();
+    trace_stop();
+    const double start = host_clock_ms();
+    TRACED_RUN(*err = action(context));
+    const double end = host_clock_ms();
+    /* What its allocations and releases waited for the driver is not the loop's time: a shared
+     * GPU's other programs hold the driver while they make their contexts. */
+    return end - start - harness_setup_ms(start);
+}

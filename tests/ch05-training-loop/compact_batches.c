@@ -269,13 +269,9 @@ static double time_theirs(job *j)
     poison_device(j->d_floats, count * sizeof(float));
     harness_spots spots;
     harness_spots_poison(&spots, j->d_floats, count * sizeof(float));
-    trace_start();
-    trace_stop();
     cudaError_t err;
-    const double start = host_clock_ms();
-    TRACED_RUN(err = run_compact(j));
     /* Its work's time, without what allocating and freeing waited for the driver. */
-    const double ms = host_clock_ms() - start - harness_setup_ms(start);
+    const double ms = harness_time_traced_run_ms(run_compact, j, &err);
     float got[HARNESS_SPOTS][HARNESS_SPOT_BYTES / sizeof(float)]; /* as it returned */
     for (int k = 0; k < spots.count; k++)
         harness_spot_read(&spots, k, got[k]);

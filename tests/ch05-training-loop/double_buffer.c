@@ -258,18 +258,12 @@ static void measure_stages(job *r, timings *t, float *d_buffer)
 
 /* The learner's loop under the trace, timed on the host clock from the call until it returned
  * with every sum in d_sums (they are checked after each timed call), less the time its
- * allocations and releases took (harness_setup_ms). */
+ * allocations and releases took (harness_time_traced_run_ms). */
 static double time_theirs(job *r)
 {
     poison_device(r->d_sums, r->batches * sizeof *r->d_sums);
-    trace_start();
-    trace_stop();
     cudaError_t err;
-    const double start = host_clock_ms();
-    TRACED_RUN(err = run_train(r));
-    /* The loop's time: what its allocations and releases waited for the driver is not (a
-     * shared GPU's other programs hold it while they make their contexts). */
-    const double ms = host_clock_ms() - start - harness_setup_ms(start);
+    const double ms = harness_time_traced_run_ms(run_train, r, &err);
     unsigned long long *got = harness_private_alloc(r->batches * sizeof *got);
     harness_copy(got, r->d_sums, r->batches * sizeof *got, cudaMemcpyDeviceToHost);
     harness_synchronize_untraced();

@@ -291,16 +291,12 @@ static double steps_alone_ms(const ring_run *r)
 }
 
 /* The learner's loop on the host clock, less the time its allocations and releases waited for
- * the driver (harness_setup_ms: a shared GPU's other programs hold it while they make their
- * contexts, tens of milliseconds at a time). */
+ * the driver (harness_time_traced_run_ms: a shared GPU's other programs hold it while they make
+ * their contexts, tens of milliseconds at a time). */
 static double timed_run(ring_run *r)
 {
-    trace_start();
-    trace_stop();
     cudaError_t err;
-    const double start = host_clock_ms();
-    TRACED_RUN(err = run_ring(r));
-    const double wall_ms = host_clock_ms() - start - harness_setup_ms(start);
+    const double wall_ms = harness_time_traced_run_ms(run_ring, r, &err);
     expect_success(err, r);
     return wall_ms;
 }
