@@ -3,6 +3,7 @@
 
 #include "chapter.h"
 #include "cuda_check.h"
+#include "nvml_link.h"
 #include "units.h"
 
 #include <stdlib.h>
@@ -108,3 +109,26 @@ double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int re
     return median;
 }
 /* end listing: timed-peer-copy */
+
+const char *gpu_pair_link_words(int first, int second, char *buf, size_t size)
+{
+    gpu_pair_link link;
+    char why[256];
+    if (gpu_pair_link_query(first, second, &link, why, sizeof why))
+        return gpu_pair_link_describe(&link, buf, size);
+    snprintf(buf, size, "unknown");
+    return buf;
+}
+
+FILE *gpu_pair_csv_create(measure_csv *csv, int first, int second, bool peer_possible,
+                          const char *dir, const char *name, const char *what, const char *made_by)
+{
+    device_info info;
+    char link[64];
+    CUDA_CHECK(device_info_query(second, &info));
+    FILE *f = measure_csv_create(csv, dir, name, what, made_by);
+    fprintf(f, "# second gpu: %s; link: %s; peer access: %s\n", info.name,
+            gpu_pair_link_words(first, second, link, sizeof link),
+            peer_possible ? "enabled" : "impossible, the driver staged every copy");
+    return f;
+}

@@ -9,6 +9,7 @@
 #ifndef COURSE_PEER_H
 #define COURSE_PEER_H
 
+#include "measure_csv.h"
 #include "timing.h"
 
 #include <cuda_runtime_api.h>
@@ -56,5 +57,15 @@ bool gpu_pair_arrived(gpu_pair *p, int side, size_t bytes);
  * each timed by from's events, after one untimed copy. Returns the median in GB/s (10^9 bytes
  * per second). */
 double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int reps);
+
+/* How GPUs `first` and `second` are linked, as gpu_pair_link_describe says it, or "unknown"
+ * where NVML cannot say; into buf, returned. */
+const char *gpu_pair_link_words(int first, int second, char *buf, size_t size);
+
+/* measure_csv_create for figures of copies from GPU `first` (whose details head the file) to
+ * `second`, then the line "# second gpu: NAME; link: LINK; peer access: enabled" (or
+ * "impossible, the driver staged every copy"). Returns csv->file. */
+FILE *gpu_pair_csv_create(measure_csv *csv, int first, int second, bool peer_possible,
+                          const char *dir, const char *name, const char *what, const char *made_by);
 
 #endif

@@ -28,7 +28,6 @@
 #include "chapter.h"
 #include "cuda_check.h"
 #include "measure_csv.h"
-#include "nvml_link.h"
 #include "peer.h"
 #include "timing.h"
 #include "units.h"
@@ -226,19 +225,17 @@ static const char *measure_ways(gpu_pair *p, int reps, double gb_per_s[WAYS], bo
     return failure;
 }
 
-static void write_csv(const options *opt, const double gb_per_s[WAYS], bool peer_possible,
-                      const char *link, const char *second_gpu)
+static void write_csv(const options *opt, const double gb_per_s[WAYS], bool peer_possible)
 {
     measure_csv csv;
-    FILE *f = measure_csv_create(&csv, opt->csv_dir, "peer_copies.csv",
-                                 "copies from GPU 0 to GPU 1 three ways, and both ways at once",
-                                 "chapters/ch06-two-gpus/02-peer-copies");
+    FILE *f = gpu_pair_csv_create(&csv, 0, 1, peer_possible, opt->csv_dir, "peer_copies.csv",
+                                  "copies from GPU 0 to GPU 1 three ways, and both ways at once",
+                                  "chapters/ch06-two-gpus/02-peer-copies");
     fprintf(f,
-            "# second gpu: %s; link: %s\n"
             "# unit: GB/s (10^9 bytes per second), median of %d; both_*: each direction while "
             "the other runs, by its events, and the total by the host clock\n"
             "bytes,peer_access_possible",
-            second_gpu, link, opt->reps);
+            opt->reps);
     for (int w = 0; w < WAYS; w++)
         fprintf(f, ",%s", way_columns[w]);
     fprintf(f, "\n%zu,%d", opt->bytes, peer_possible);
@@ -262,13 +259,11 @@ int main(int argc, char **argv)
     device_info first, second;
     CUDA_CHECK(device_info_query(0, &first));
     CUDA_CHECK(device_info_query(1, &second));
-    gpu_pair_link pair_link;
-    char link[64] = "unknown", why[256], size[32];
-    if (gpu_pair_link_query(0, 1, &pair_link, why, sizeof why))
-        gpu_pair_link_describe(&pair_link, link, sizeof link);
+    char link[64], size[32];
     printf("From GPU 0 (%s, %s) to GPU 1 (%s, %s), linked by %s: %s, median of %d\n\n", first.name,
-           first.pci_bus_id, second.name, second.pci_bus_id, link,
-           format_bytes(opt.bytes, size, sizeof size), opt.reps);
+           first.pci_bus_id, second.name, second.pci_bus_id,
+           gpu_pair_link_words(0, 1, link, sizeof link), format_bytes(opt.bytes, size, sizeof size),
+           opt.reps);
 
     gpu_pair p;
     gpu_pair_create(&p, 0, 1, opt.bytes);
@@ -282,6 +277,6 @@ int main(int argc, char **argv)
                "staged through host memory.\n");
     gpu_pair_destroy(&p);
     if (failure == NULL && opt.csv_dir != NULL) /* figures from a broken copy are no figures */
-        write_csv(&opt, gb_per_s, peer_possible, link, second.name);
+        write_csv(&opt, gb_per_s, peer_possible);
     return verdict(failure);
 }

@@ -17,7 +17,6 @@
 #include "chapter.h"
 #include "cuda_check.h"
 #include "measure_csv.h"
-#include "nvml_link.h"
 #include "peer.h"
 #include "units.h"
 
@@ -70,18 +69,14 @@ static void sweep(gpu_pair *p, const sweep_options *opt, sweep_results *r)
     }
 }
 
-static void write_csv(const sweep_options *opt, const sweep_results *r, bool peer_possible,
-                      const char *link, const char *second_gpu)
+static void write_csv(const sweep_options *opt, const sweep_results *r, bool peer_possible)
 {
     measure_csv csv;
-    FILE *f = measure_csv_create(&csv, opt->csv_dir, "peer_sweep.csv",
-                                 "peer copy bandwidth between two GPUs against transfer size",
-                                 "chapters/ch06-two-gpus/03-sweep");
-    fprintf(f,
-            "# second gpu: %s; link: %s; peer access %s\n"
-            "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA events\n"
-            "bytes,reps,gpu0_to_gpu1,gpu1_to_gpu0\n",
-            second_gpu, link, peer_possible ? "enabled" : "impossible (the driver staged)");
+    FILE *f = gpu_pair_csv_create(&csv, 0, 1, peer_possible, opt->csv_dir, "peer_sweep.csv",
+                                  "peer copy bandwidth between two GPUs against transfer size",
+                                  "chapters/ch06-two-gpus/03-sweep");
+    fprintf(f, "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA events\n"
+               "bytes,reps,gpu0_to_gpu1,gpu1_to_gpu0\n");
     for (int s = 0; s < r->count; s++)
         fprintf(f, "%zu,%d,%.6g,%.6g\n", r->bytes[s], r->reps[s], r->gb_per_s[s][0],
                 r->gb_per_s[s][1]);
@@ -102,15 +97,13 @@ int main(int argc, char **argv)
 
     device_info second;
     CUDA_CHECK(device_info_query(1, &second));
-    gpu_pair_link pair_link;
-    char link[64] = "unknown", why[256];
-    if (gpu_pair_link_query(0, 1, &pair_link, why, sizeof why))
-        gpu_pair_link_describe(&pair_link, link, sizeof link);
+    char link[64];
     gpu_pair p;
     gpu_pair_create(&p, 0, 1, largest);
     bool peer_possible = gpu_pair_peer_access(&p, true);
     printf("Peer copies between GPU 0 and GPU 1 (%s), linked by %s, peer access %s\n\n",
-           second.name, link, peer_possible ? "enabled" : "impossible: the driver stages them");
+           second.name, gpu_pair_link_words(0, 1, link, sizeof link),
+           peer_possible ? "enabled" : "impossible: the driver stages them");
 
     sweep(&p, &opt, r);
 
@@ -126,7 +119,7 @@ int main(int argc, char **argv)
     }
     gpu_pair_destroy(&p);
     if (failure == NULL && opt.csv_dir != NULL)
-        write_csv(&opt, r, peer_possible, link, second.name);
+        write_csv(&opt, r, peer_possible);
     free(r);
     return verdict(failure);
 }
