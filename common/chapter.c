@@ -88,6 +88,22 @@ int verdict(const char *failure)
     return EXIT_FAILURE;
 }
 
+int gpus_or_skip(int needed, const char *argv0)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count); /* no device is a reason to skip, not an error */
+    if (err == cudaSuccess && count >= needed)
+        return count;
+    char reason[256] = "";
+    if (err != cudaSuccess) {
+        count = 0;
+        no_device_reason(err, reason, sizeof reason);
+    }
+    printf("SKIPPED: %s needs %d GPUs and found %d%s%s%s\n", program_name(argv0), needed, count,
+           *reason ? " (" : "", reason, *reason ? ")" : "");
+    exit(EXIT_SKIPPED);
+}
+
 void verdict_require(bool ok, const char *what, const char **failure)
 {
     if (!ok && *failure == NULL)

@@ -5,7 +5,11 @@
  * wants exit status 0. The statuses mean:
  *   0 the program's result was right;
  *   1 it was wrong, or a CUDA call failed (CUDA_CHECK's default handler exits 1);
- *   2 the command line was wrong (EXIT_USAGE), so nothing was measured.
+ *   2 the command line was wrong (EXIT_USAGE), so nothing was measured;
+ *  77 the machine lacks what the program needs (EXIT_SKIPPED: two GPUs, say), so it ran
+ *     nothing and judged nothing; its last line is "SKIPPED: reason". 77 is the status that
+ *     automake's tests and the course's own tools (the test host, dev/gpu_work_check) give
+ *     for "skipped", and `make test` and `make run` count it so.
  */
 #ifndef COURSE_CHAPTER_H
 #define COURSE_CHAPTER_H
@@ -17,6 +21,7 @@
 #include <stdio.h>
 
 #define EXIT_USAGE 2
+#define EXIT_SKIPPED 77
 
 /* Writes "usage: NAME USAGE" to `to`, NAME being the last component of argv0. */
 void usage_print(FILE *to, const char *argv0, const char *usage);
@@ -93,6 +98,11 @@ void *host_alloc(size_t bytes);
  * CUDA runtime cannot run them it says so, with the reason and what `needed_for`, prints the
  * FAILED verdict and exits 1. (In chapter_kernels.c.) */
 void gpu_work_require(const char *needed_for);
+
+/* The number of CUDA devices when there are at least `needed`. Otherwise prints
+ * "SKIPPED: NAME needs N GPUs and found M" (with the reason where the runtime found none)
+ * and exits with EXIT_SKIPPED. */
+int gpus_or_skip(int needed, const char *argv0);
 
 /* Prints "PASSED" when failure is NULL, else "FAILED: failure"; returns the
  * exit status for main to return (0 or 1). */

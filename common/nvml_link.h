@@ -1,4 +1,5 @@
-/* nvml_link.h - a GPU's PCIe link as NVML reports it, with NVML opened at run time.
+/* nvml_link.h - a GPU's PCIe link, and how two GPUs are linked, as NVML reports them, with NVML
+ * opened at run time.
  *
  * The CUDA runtime does not say how the GPU is attached; NVML (the library
  * behind nvidia-smi, libnvidia-ml.so.1, installed with the driver) does. It is
@@ -27,5 +28,21 @@ typedef struct pcie_link {
  * (no CUDA device, no libnvidia-ml.so.1, or the NVML call that failed); it
  * prints nothing and never exits, since every caller can do without the link. */
 bool pcie_link_query(int ordinal, pcie_link *link, char *why, size_t why_size);
+
+/* How two GPUs reach each other, as NVML sees it from the first: its active NVLinks that end at
+ * the second GPU, those that end at an NVSwitch (which reaches every GPU on the switch), and
+ * where their PCIe paths meet (NVML's nvmlGpuTopologyLevel_t: 0 the same board, 10 one PCIe
+ * switch, 20 several, 30 a host bridge, 40 a NUMA node's host bridges, 50 across sockets). */
+typedef struct gpu_pair_link {
+    unsigned direct_nvlinks, switch_nvlinks;
+    int pcie_level;
+} gpu_pair_link;
+
+/* Fills link for CUDA devices `first` and `second`; as pcie_link_query, true on success, else
+ * false and why, printing nothing. */
+bool gpu_pair_link_query(int first, int second, gpu_pair_link *link, char *why, size_t why_size);
+
+/* "NVLink x18", "NVSwitch, NVLink x18" or "PCIe, one PCIe switch" into buf; returns buf. */
+const char *gpu_pair_link_describe(const gpu_pair_link *link, char *buf, size_t size);
 
 #endif

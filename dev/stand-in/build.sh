@@ -1,8 +1,10 @@
 #!/bin/sh
 # build.sh DIR - the shared stand-in runtime (../shared/tools/fakecuda, FAKECUDA=PATH), built into
 # DIR with what the course added since that it lacks: chapter 4's two calls, cudaMemPrefetchAsync
-# and cudaMemAdvise (managed.c), and chapter 5's kernel, gpu_work_bytes_to_floats_kernel
-# (bytes_to_floats.inc). A tool for developing the course without a GPU, like the stand-in itself:
+# and cudaMemAdvise (managed.c), chapter 5's kernel, gpu_work_bytes_to_floats_kernel
+# (bytes_to_floats.inc), and chapter 6's peer access and peer copies, cudaDeviceCanAccessPeer,
+# cudaDeviceEnablePeerAccess, cudaDeviceDisablePeerAccess, cudaMemcpyPeer and
+# cudaMemcpyPeerAsync (peer.c), as one GPU answers them. A tool for developing the course without a GPU, like the stand-in itself:
 #     dev/stand-in/build.sh /tmp/stand-in-cuda && make CUDA_HOME=/tmp/stand-in-cuda ...
 # Once the shared tool has them all this script only builds it.
 set -eu
@@ -15,21 +17,25 @@ if [ ! -f "$shared/src/build.sh" ]; then
 fi
 has_managed=$(grep -l 'cudaMemPrefetchAsync' "$shared/src/"*.c || true)
 has_bytes_to_floats=$(grep -l 'gpu_work_bytes_to_floats_kernel' "$shared/src/kernels.c" || true)
-if [ -n "$has_managed" ] && [ -n "$has_bytes_to_floats" ]; then
+has_peer=$(grep -l 'cudaMemcpyPeerAsync' "$shared/src/"*.c || true)
+if [ -n "$has_managed" ] && [ -n "$has_bytes_to_floats" ] && [ -n "$has_peer" ]; then
     exec sh "$shared/src/build.sh" "$out"
 fi
 # Its build compiles a fixed list of sources: a copy of them, with what it lacks added.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$shared/src/"* "$work/"
-if [ -z "$has_managed" ]; then
-    cp "$here/managed.c" "$work/"
-    sed -i 's|"$src/kernels.c"|"$src/kernels.c" "$src/managed.c"|' "$work/build.sh"
-    grep -q '"$src/managed.c"' "$work/build.sh" || {
-        echo "stand-in: $shared/src/build.sh no longer lists kernels.c: add managed.c by hand" >&2
+# add_source FILE: one of the course's files, compiled beside the shared ones.
+add_source() {
+    cp "$here/$1" "$work/"
+    sed -i "s|\"\$src/kernels.c\"|\"\$src/kernels.c\" \"\$src/$1\"|" "$work/build.sh"
+    grep -q "\"\$src/$1\"" "$work/build.sh" || {
+        echo "stand-in: $shared/src/build.sh no longer lists kernels.c: add $1 by hand" >&2
         exit 1
     }
-fi
+}
+[ -n "$has_managed" ] || add_source managed.c
+[ -n "$has_peer" ] || add_source peer.c
 if [ -z "$has_bytes_to_floats" ]; then
     # Chapter 5's kernel: its function before the table of known kernels, its row in it.
     cp "$here/bytes_to_floats.inc" "$work/"
