@@ -389,11 +389,9 @@ COURSE_TEST(errors_are_returned_and_everything_still_given_back, 2)
  * move nothing (trace_skip_prefetches), every page then moved by a fault. The saving is the
  * difference. The test's own round of the same work, in its own context, with the two
  * prefetches (P) and with none (F), says what prefetches save here: F - P. The learner's must
- * save at least SHARE_SAVED of that. A correct round whose host copies are loops costs more
- * than the prefetches save (docs/performance.md): hence the learner's own code as baseline.
- * Where F is not CAN_SHOW times P (the stand-in has no page faults), the test cannot judge.
- * 128 MiB: what the prefetches save grows with the size, and so does the time every other
- * program sharing the GPU waits while this test has it alone (four rounds an attempt). */
+ * save at least SHARE_SAVED of that. Loops for host copies cost more than prefetches save:
+ * hence the learner's own code as baseline. Where F is not CAN_SHOW times P (the stand-in has no
+ * page faults), the test cannot judge. 128 MiB: every program beside it waits meanwhile. */
 enum { TIMED_MIB = 128, TIMED_N = TIMED_MIB << 18, ATTEMPTS = 3 };
 #define CAN_SHOW 1.15
 #define SHARE_SAVED 0.5
