@@ -12,7 +12,9 @@
 #                                    4's 02-page-faults, 03-prefetch and 04-advice would), and
 #                                    naive_loop.csv, stages.csv, cure.csv and sweep.csv (as
 #                                    chapter 5's programs would) with against_pytorch.csv (as
-#                                    `make bench-ch5` would)
+#                                    `make bench-ch5` would), and peer_copies.csv and
+#                                    peer_sweep.csv (as chapter 6's 02-peer-copies and
+#                                    03-sweep would, on two GPUs)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -307,5 +309,21 @@ feed_model='function stages(samples, step,   b) { b = samples * 196608
     echo "loop,batches_per_s,utilisation"
     printf 'course_loader_ring,121.0,0.968\ncourse_compact,123.5,0.988\npytorch_dataloader,104.2,0.834\n'
 } >"$dir/against_pytorch.csv"
+# Chapter 6: two GPUs on PCIe, peer access possible; GB/s at large sizes, a fixed cost in us.
+{
+    header "copies from GPU 0 to GPU 1 three ways, and both ways at once"
+    echo "# second gpu: PLACEHOLDER; link: PCIe, one PCIe switch; peer access: enabled"
+    echo "# unit: GB/s (10^9 bytes per second), median of 5, made up"
+    echo "bytes,peer_access_possible,peer_access,no_peer_access,staged_by_hand,both_0_to_1,both_1_to_0,both_total"
+    echo "1073741824,1,50.10,11.80,24.60,41.20,40.70,81.30"
+} >"$dir/peer_copies.csv"
+{
+    header "peer copy bandwidth between two GPUs against transfer size"
+    echo "# second gpu: PLACEHOLDER; link: PCIe, one PCIe switch; peer access: enabled"
+    echo "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA events, made up"
+    echo "bytes,reps,gpu0_to_gpu1,gpu1_to_gpu0"
+    awk 'BEGIN { for (b = 4096; b <= 2^30; b *= 2) { reps = 2^30 / b; reps = reps < 5 ? 5 : reps > 50 ? 50 : reps
+        printf "%d,%d,%.6g,%.6g\n", b, reps, b / (8e3 + b / 50.1), b / (8e3 + b / 49.6) } }'
+} >"$dir/peer_sweep.csv"
 
 echo "placeholder data (not measured) in $dir"
