@@ -139,6 +139,7 @@ bool pcie_link_query(int ordinal, pcie_link *link, char *why, size_t why_size)
     return ok;
 }
 
+/* listing: count-nvlinks */
 /* Counts from's active NVLinks that end at `to` (direct) or at an NVSwitch. A link that NVML
  * refuses to describe (a number past the GPU's own links, or a GPU without NVLink, which
  * answers "not supported" for all) is no link. */
@@ -163,6 +164,7 @@ static void count_nvlinks(const nvml_api *nvml, nvml_device from, nvml_device to
             link->direct_nvlinks++;
     }
 }
+/* end listing: count-nvlinks */
 
 bool gpu_pair_link_query(int first, int second, gpu_pair_link *link, char *why, size_t why_size)
 {

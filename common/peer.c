@@ -11,6 +11,7 @@
 
 enum { POISON = 0xFF };
 
+/* listing: peer-access-set */
 bool peer_access_set(int device, int peer, bool enabled)
 {
     int can_access = 0;
@@ -30,6 +31,7 @@ bool peer_access_set(int device, int peer, bool enabled)
         CUDA_CHECK(err);
     return true;
 }
+/* end listing: peer-access-set */
 
 bool gpu_pair_peer_access(gpu_pair *p, bool enabled)
 {
