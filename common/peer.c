@@ -98,6 +98,7 @@ double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int re
     const void *src = p->d_source[from];
     cudaStream_t stream = p->stream[from];
     double *gb_per_s = host_alloc((size_t)reps * sizeof *gb_per_s);
+    CUDA_CHECK(cudaSetDevice(p->gpu[from])); /* its stream's and events' device */
     CUDA_CHECK(cudaMemcpyPeerAsync(dst, p->gpu[to], src, p->gpu[from], bytes, stream));
     for (int r = 0; r < reps; r++) {
         float elapsed_ms;

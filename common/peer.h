@@ -54,8 +54,8 @@ void gpu_pair_poison(gpu_pair *p, int side);
 bool gpu_pair_arrived(gpu_pair *p, int side, size_t bytes);
 
 /* cudaMemcpyPeerAsync of `bytes` from side `from` to the other, on from's stream, reps times,
- * each timed by from's events, after one untimed copy. Returns the median in GB/s (10^9 bytes
- * per second). */
+ * each timed by from's events, after one untimed copy; leaves gpu[from] current. Returns the
+ * median in GB/s (10^9 bytes per second). */
 double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int reps);
 
 /* How GPUs `first` and `second` are linked, as gpu_pair_link_describe says it, or "unknown"
