@@ -69,7 +69,8 @@ local read_meta = {
   end,
 }
 
--- ::: {.needs-measurements files="staging.csv zero_copy.csv"}: its blocks when the folder of
+-- ::: {.needs-measurements files="staging.csv zero_copy.csv"} (gpus="2" where the programs need
+-- two GPUs, which the notice then names as the reason): its blocks when the folder of
 -- measurements has every file named. Otherwise a notice naming the missing files: a folder
 -- measured before a chapter's programs existed builds a book that says which data it lacks,
 -- rather than failing or showing made-up numbers as measured. This runs before the survey, so
@@ -88,8 +89,13 @@ local missing_measurements = {
     if #missing == 0 then return div.content end
     local named = {}
     for i, name in ipairs(missing) do named[i] = "`" .. name .. "`" end
-    return pandoc.Div(markdown(words.say(#missing == 1 and "not_measured_one" or "not_measured_many",
-                                         table.concat(named, ", "), tostring(measurements))),
+    -- gpus="N": what it needs is N GPUs, which the machine measured lacked, not a later program.
+    local gpus = div.attributes["gpus"]
+    local notice = gpus and words.say("not_measured_gpus", table.concat(named, ", "),
+                                      tostring(measurements), gpus, gpus)
+      or words.say(#missing == 1 and "not_measured_one" or "not_measured_many",
+                   table.concat(named, ", "), tostring(measurements))
+    return pandoc.Div(markdown(notice),
       pandoc.Attr("", {"unmeasured"}, {{"data-missing", table.concat(missing, " ")}}))
   end,
 }

@@ -29,6 +29,10 @@ local phrases = {
     not_measured_many = "**Not measured yet.** What belongs here comes from %s, which `%s` " ..
       "does not hold: that folder was measured before the programs that write them existed. " ..
       "`make measure` on a machine with an NVIDIA GPU writes them beside the others.",
+    not_measured_gpus = "**Not measured yet.** What belongs here comes from %s, which `%s` does " ..
+      "not hold: the programs that write it need %s GPUs, and that folder was measured on a " ..
+      "machine with fewer. `make measure` on a machine with %s or more NVIDIA GPUs writes it, " ..
+      "with the rest of the book's data.",
     placeholder = "**Placeholder data.** The figures and numbers in this build come from " ..
       "made-up values (`%s`), not from a GPU. Run `make measure` on a GPU for the real book.",
     other_edition = "<p class=\"edition\" lang=\"zh-CN\"><a href=\"zh/index.html\">中文版</a></p>",
@@ -52,6 +56,9 @@ local phrases = {
       "程序出现之前测得的。在装有 NVIDIA GPU 的机器上运行 `make measure`，会把它写在其他文件旁边。",
     not_measured_many = "**尚未实测。** 这里的内容来自 %s，而 `%s` 中没有这些文件：该目录是在写出它们" ..
       "的程序出现之前测得的。在装有 NVIDIA GPU 的机器上运行 `make measure`，会把它们写在其他文件旁边。",
+    not_measured_gpus = "**尚未实测。** 这里的内容来自 %s，而 `%s` 中没有它：写出它的程序需要 %s 块 GPU，" ..
+      "而该目录是在 GPU 更少的机器上测得的。在有 %s 块或更多 NVIDIA GPU 的机器上运行 `make measure`，" ..
+      "会把它和书中其余的数据一起写出。",
     placeholder = "**占位数据。** 本次构建中的图表和数字来自编造的数值（`%s`），不是在 GPU 上测得的。" ..
       "在 GPU 上运行 `make measure` 才能得到真实的书。",
     other_edition = "<p class=\"edition\" lang=\"en\"><a href=\"../index.html\">English edition</a></p>",
