@@ -27,7 +27,10 @@
 # Check only. inotifywait (Debian's inotify-tools) is installed like Check, into .deps/ without
 # root; a plain run installs it when it can, `make watch` (--watch) insists.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# Its folder without a dirname process (make check counts the processes it starts).
+here=${0%/*}
+[[ $here == "$0" ]] && here=.
+cd "$here/.."
 
 quiet=false
 want_check=true
@@ -63,7 +66,8 @@ PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 cuda_home() {
     local nvcc
     nvcc=$(command -v nvcc 2>/dev/null || true)
-    echo "${CUDA_HOME:-${CUDA_PATH:-${nvcc:+${nvcc%/bin/nvcc}}}}" | sed 's|^$|/usr/local/cuda|'
+    local home=${CUDA_HOME:-${CUDA_PATH:-${nvcc:+${nvcc%/bin/nvcc}}}}
+    echo "${home:-/usr/local/cuda}"
 }
 
 check_cuda() {
@@ -77,9 +81,13 @@ check_cuda() {
     fi
     # CUDA 13 changed cudaMemPrefetchAsync and cudaMemAdvise to take a struct cudaMemLocation,
     # which chapter 4, its exercises and the harness's wrappers of them are written for.
-    local version
-    version=$(sed -n 's/^#define CUDART_VERSION *\([0-9][0-9]*\).*/\1/p' \
-        "$home/include/cuda_runtime_api.h" | head -n 1)
+    local version='' line
+    while IFS= read -r line; do # near the top of the header: read by the shell, no process
+        if [[ $line =~ ^#define\ +CUDART_VERSION\ +([0-9]+) ]]; then
+            version=${BASH_REMATCH[1]}
+            break
+        fi
+    done <"$home/include/cuda_runtime_api.h"
     if [[ -n $version && $version -lt 13000 ]]; then
         die "the CUDA toolkit in $home is version $((version / 1000)).$((version % 1000 / 10)); the
       course needs CUDA 13 or later (chapter 4's calls take CUDA 13's struct cudaMemLocation).
@@ -195,7 +203,10 @@ have_check() {
     "$PKG_CONFIG" --exists "$CHECK_VERSION" 2>/dev/null && return 0
     local pc where="the system's Check"
     local -a pkg_config=("$PKG_CONFIG")
-    pc=$(compgen -G "$LOCAL_ROOT/usr/lib/*/pkgconfig/check.pc" | head -n 1) || pc=
+    for pc in "$LOCAL_ROOT"/usr/lib/*/pkgconfig/check.pc; do
+        [[ -e $pc ]] && break
+        pc=
+    done
     if [[ -n $pc ]]; then
         pkg_config=(env "PKG_CONFIG_PATH=${pc%/check.pc}${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
                     "$PKG_CONFIG" "--define-variable=prefix=$PWD/$LOCAL_ROOT/usr")
