@@ -11,6 +11,20 @@
 
 enum { POISON = 0xFF };
 
+void peer_options_parse(int argc, char **argv, const char *usage, peer_options *options,
+                        size_t min_bytes, int max_reps)
+{
+    const option_spec specs[] = {
+        {"--size", OPTION_SIZE, &options->bytes, 0, 0},
+        {"--reps", OPTION_COUNT, &options->reps, 1, max_reps},
+        {"--csv", OPTION_TEXT, &options->csv_dir, 0, 0},
+    };
+    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
+    if (options->bytes < min_bytes)
+        usage_error(argv[0], usage, "--size must be %zu bytes at least", min_bytes);
+    (void)gpus_or_skip(2, argv[0]);
+}
+
 /* listing: peer-access-set */
 bool peer_access_set(int device, int peer, bool enabled)
 {
@@ -72,6 +86,18 @@ void gpu_pair_destroy(gpu_pair *p)
     }
     free(p->h_scratch);
     CUDA_CHECK(cudaSetDevice(p->gpu[0]));
+}
+
+void gpu_pair_fill_floats(gpu_pair *p, int side, const float *h_values, size_t n)
+{
+    const size_t bytes = n * sizeof *h_values;
+    if (bytes > p->bytes) {
+        fprintf(stderr, "gpu_pair_fill_floats: %zu floats do not fit in %zu bytes\n", n, p->bytes);
+        exit(1);
+    }
+    memcpy(p->h_pattern[side], h_values, bytes);
+    CUDA_CHECK(cudaSetDevice(p->gpu[side]));
+    CUDA_CHECK(cudaMemcpy(p->d_source[side], h_values, bytes, cudaMemcpyHostToDevice));
 }
 
 void gpu_pair_poison(gpu_pair *p, int side)

@@ -16,6 +16,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The command line of a program that times one size between GPUs 0 and 1:
+ * "[--size SIZE] [--reps N] [--csv DIR]", --reps from 1 to max_reps, --size below min_bytes a
+ * usage error (exit 2). The fields hold the defaults on entry. Then, on a machine with fewer
+ * than two GPUs, the program says so and exits 77 (gpus_or_skip). */
+typedef struct peer_options {
+    size_t bytes;
+    int reps;
+    const char *csv_dir; /* NULL: no CSV file */
+} peer_options;
+
+void peer_options_parse(int argc, char **argv, const char *usage, peer_options *options,
+                        size_t min_bytes, int max_reps);
+
 /* Lets `device` reach `peer`'s memory (enabled true) or stops it; true when the pair can have
  * peer access at all (cudaDeviceCanAccessPeer), false otherwise, when it changes nothing.
  * Enabling what is already enabled, or disabling what is not, is not an error: the runtime's
@@ -41,6 +54,12 @@ typedef struct gpu_pair {
 /* Allocates and fills everything for copies of up to `bytes`; leaves gpu[0] current. */
 void gpu_pair_create(gpu_pair *p, int first, int second, size_t bytes);
 void gpu_pair_destroy(gpu_pair *p);
+
+/* Makes side's source hold `n` floats (n * sizeof(float) no more than p->bytes) instead of its
+ * pattern: h_values into d_source[side] and into h_pattern[side], so that gpu_pair_arrived
+ * checks copies of them. For a kernel's input: the pattern's bytes, read as floats, include
+ * NaNs, whose bits a kernel need not keep. Leaves gpu[side] current. */
+void gpu_pair_fill_floats(gpu_pair *p, int side, const float *h_values, size_t n);
 
 /* Peer access both ways between the two (peer_access_set twice); true when both could. */
 bool gpu_pair_peer_access(gpu_pair *p, bool enabled);

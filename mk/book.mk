@@ -27,7 +27,7 @@ MEASURED_LATER_FILES += bidirectional.csv overlap.csv timeline.csv staged_h2d.cs
 MEASURED_LATER_FILES += naive_loop.csv stages.csv cure.csv sweep.csv
 # And chapter 6's, which only a machine with two GPUs writes: a folder measured on one GPU lacks
 # them for good, and the book says so in their place.
-MEASURED_LATER_FILES += peer_copies.csv peer_sweep.csv
+MEASURED_LATER_FILES += peer_copies.csv remote_read.csv peer_sweep.csv
 MEASURED_FOLDERS := $(patsubst measurements/%/summary.csv,%,$(sort $(wildcard measurements/*/summary.csv)))
 MEASURED_DEFAULT := $(if $(wildcard measurements/DEFAULT),$(firstword $(call first_words,measurements/DEFAULT)))
 MEASURED_NAME := $(or $(MEASUREMENTS),$(MEASURED_DEFAULT),$(if $(filter 1,$(words $(MEASURED_FOLDERS))),$(MEASURED_FOLDERS)))
@@ -264,22 +264,24 @@ MEASURE_CH05 = { $(word 1,$(MEASURE_CH05_PROGRAMS)) $(MEASURE_CH05_DATA) --csv "
                  rm -f "$(BUILD)/measure-feed.data";
 
 # Chapter 6: two GPUs, last, since most machines have one. The topology, then the copies between
-# GPUs 0 and 1 three ways and both ways at once, 1 GiB each way, then the sweep; their output in
-# ch06.txt, the topology's table at its top. With fewer than two GPUs the first program says so
-# and exits 77 (EXIT_SKIPPED): then nothing of chapter 6 is written, `make measure` says plainly
-# that it was not measured, and succeeds with the other chapters' measurements.
+# GPUs 0 and 1 three ways and both ways at once, 1 GiB each way, then a kernel on GPU 1 reading
+# GPU 0's memory directly against copying first, 1 GiB, then the sweep; their output in ch06.txt,
+# the topology's table at its top. With fewer than two GPUs the first program says so and exits
+# 77 (EXIT_SKIPPED): then nothing of chapter 6 is written, `make measure` says plainly that it
+# was not measured, and succeeds with the other chapters' measurements.
 MEASURE_CH06_PROGRAMS := $(addprefix $(BUILD)/chapters/ch06-two-gpus/,01-topology 02-peer-copies \
-                                                                      03-sweep)
+                                                                      03-remote-read 04-sweep)
 measure: $(MEASURE_CH06_PROGRAMS)
 MEASURE_CH06 = status=0; ch06_txt=; \
                { $(word 1,$(MEASURE_CH06_PROGRAMS)) && echo && \
                  $(word 2,$(MEASURE_CH06_PROGRAMS)) --size 1G --csv "$$dir" && echo && \
-                 $(word 3,$(MEASURE_CH06_PROGRAMS)) --min 4K --max 1G --csv "$$dir"; } | \
+                 $(word 3,$(MEASURE_CH06_PROGRAMS)) --size 1G --csv "$$dir" && echo && \
+                 $(word 4,$(MEASURE_CH06_PROGRAMS)) --min 4K --max 1G --csv "$$dir"; } | \
                  tee "$$dir/.ch06.txt" || status=$$?; \
                case $$status in \
                  0) mv "$$dir/.ch06.txt" "$$dir/ch06.txt"; ch06_txt=", $$dir/ch06.txt" ;; \
                  77) rm -f "$$dir/.ch06.txt"; \
                      echo "measure: chapter 6 NOT MEASURED: its programs need two GPUs and this machine has fewer \
-                           (above); $$dir/ has no peer_copies.csv, peer_sweep.csv or ch06.txt from this run" ;; \
+                           (above); $$dir/ has no peer_copies.csv, remote_read.csv, peer_sweep.csv or ch06.txt from this run" ;; \
                  *) rm -f "$$dir/.ch06.txt"; false ;; \
                esac;

@@ -1,5 +1,5 @@
 # peer_sweep.gp - peer copy bandwidth between two GPUs against transfer size, each way
-# (chapter 6's 03-sweep).
+# (chapter 6's 04-sweep).
 height = 470  # the key below the plot, off the lines
 load "book/plots/common.gp"
 set xlabel "bytes per cudaMemcpyPeerAsync"

@@ -46,12 +46,6 @@ static const char usage[] =
     "       --reps  timed copies per way; the median is reported (default 5)\n"
     "       --csv   also write peer_copies.csv into DIR";
 
-typedef struct options {
-    size_t bytes;
-    int reps;
-    const char *csv_dir;
-} options;
-
 /* The ways, in the order the program takes them and the CSV's columns. */
 enum way {
     PEER_ACCESS,
@@ -225,7 +219,7 @@ static const char *measure_ways(gpu_pair *p, int reps, double gb_per_s[WAYS], bo
     return failure;
 }
 
-static void write_csv(const options *opt, const double gb_per_s[WAYS], bool peer_possible)
+static void write_csv(const peer_options *opt, const double gb_per_s[WAYS], bool peer_possible)
 {
     measure_csv csv;
     FILE *f = gpu_pair_csv_create(&csv, 0, 1, peer_possible, opt->csv_dir, "peer_copies.csv",
@@ -247,14 +241,8 @@ static void write_csv(const options *opt, const double gb_per_s[WAYS], bool peer
 
 int main(int argc, char **argv)
 {
-    options opt = {.bytes = (size_t)256 << 20, .reps = 5};
-    const option_spec specs[] = {
-        {"--size", OPTION_SIZE, &opt.bytes, 0, 0},
-        {"--reps", OPTION_COUNT, &opt.reps, 1, MAX_REPS},
-        {"--csv", OPTION_TEXT, &opt.csv_dir, 0, 0},
-    };
-    options_parse(argc, argv, usage, specs, sizeof specs / sizeof specs[0]);
-    (void)gpus_or_skip(2, argv[0]);
+    peer_options opt = {.bytes = (size_t)256 << 20, .reps = 5};
+    peer_options_parse(argc, argv, usage, &opt, 1, MAX_REPS);
 
     device_info first, second;
     CUDA_CHECK(device_info_query(0, &first));

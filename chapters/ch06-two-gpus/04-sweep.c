@@ -1,4 +1,4 @@
-/* 03-sweep.c - peer copy bandwidth between two GPUs against transfer size, each way.
+/* 04-sweep.c - peer copy bandwidth between two GPUs against transfer size, each way.
  *
  * Chapter 1's sweep, between GPUs: for every size from --min to --max, doubling, it times
  * cudaMemcpyPeerAsync from GPU 0 to GPU 1 and from GPU 1 to GPU 0, peer access enabled both
@@ -7,7 +7,7 @@
  * the host; where the curve flattens is the size a program must move at once to get the link's
  * bandwidth.
  *
- *     03-sweep [--min SIZE] [--max SIZE] [--reps N] [--csv DIR]
+ *     04-sweep [--min SIZE] [--max SIZE] [--reps N] [--csv DIR]
  *
  * With no arguments it sweeps 4 KiB to 1 GiB. With --csv it also writes peer_sweep.csv into DIR
  * (`make measure`). It needs two GPUs or more (it uses 0 and 1); with fewer it says so and exits
@@ -74,7 +74,7 @@ static void write_csv(const sweep_options *opt, const sweep_results *r, bool pee
     measure_csv csv;
     FILE *f = gpu_pair_csv_create(&csv, 0, 1, peer_possible, opt->csv_dir, "peer_sweep.csv",
                                   "peer copy bandwidth between two GPUs against transfer size",
-                                  "chapters/ch06-two-gpus/03-sweep");
+                                  "chapters/ch06-two-gpus/04-sweep");
     fprintf(f, "# unit: GB/s (10^9 bytes per second), median of reps copies timed by CUDA events\n"
                "bytes,reps,gpu0_to_gpu1,gpu1_to_gpu0\n");
     for (int s = 0; s < r->count; s++)
