@@ -12,9 +12,10 @@
 #                                    4's 02-page-faults, 03-prefetch and 04-advice would), and
 #                                    naive_loop.csv, stages.csv, cure.csv and sweep.csv (as
 #                                    chapter 5's programs would) with against_pytorch.csv (as
-#                                    `make bench-ch5` would), and peer_copies.csv and
-#                                    peer_sweep.csv (as chapter 6's 02-peer-copies and
-#                                    03-sweep would, on two GPUs)
+#                                    `make bench-ch5` would), and peer_copies.csv,
+#                                    remote_read.csv and peer_sweep.csv (as chapter 6's
+#                                    02-peer-copies, 03-remote-read and 04-sweep would, on
+#                                    two GPUs)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -317,6 +318,13 @@ feed_model='function stages(samples, step,   b) { b = samples * 196608
     echo "bytes,peer_access_possible,peer_access,no_peer_access,staged_by_hand,both_0_to_1,both_1_to_0,both_total"
     echo "1073741824,1,50.10,11.80,24.60,41.20,40.70,81.30"
 } >"$dir/peer_copies.csv"
+{
+    header "a kernel on GPU 1 reading GPU 0's memory, against copying first"
+    echo "# second gpu: PLACEHOLDER; link: PCIe, one PCIe switch; peer access: enabled"
+    echo "# unit: ms, median of 5, by GPU 1's events, made up"
+    echo "bytes,peer_access_possible,direct_ms,copy_ms,copy_kernel_ms,copy_total_ms,local_ms"
+    echo "1073741824,1,24.1000,21.4300,0.7600,22.1900,0.7500"
+} >"$dir/remote_read.csv"
 {
     header "peer copy bandwidth between two GPUs against transfer size"
     echo "# second gpu: PLACEHOLDER; link: PCIe, one PCIe switch; peer access: enabled"
