@@ -13,8 +13,10 @@
  *
  *     03-remote-read [--size SIZE] [--reps N] [--csv DIR]
  *
- * A kernel that reads its input once, as this one does, streams it over the link: direct costs
- * about what the copy alone costs. One that read it many times would pay the link each time.
+ * A kernel that reads its input once, as this one does, streams it over the link, and direct
+ * may cost little more than the copy alone; one that read it many times would pay the link
+ * each time, and should copy first.
+ *
  * Where the two GPUs cannot have peer access (cudaDeviceCanAccessPeer), a kernel cannot reach
  * the other GPU's memory at all: the program says so and measures the other two ways. It needs
  * two GPUs or more (it uses 0 and 1); with fewer it says so and exits 77 (skipped). Every way's
