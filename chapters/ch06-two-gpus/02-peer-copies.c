@@ -42,7 +42,7 @@
 static const char usage[] =
     "[--size SIZE] [--reps N] [--csv DIR]\n"
     "       --size  bytes to copy, K/M/G = 1024/1024^2/1024^3 (default 256M; make measure\n"
-    "               would use 1G)\n"
+    "               passes 1G)\n"
     "       --reps  timed copies per way; the median is reported (default 5)\n"
     "       --csv   also write peer_copies.csv into DIR";
 

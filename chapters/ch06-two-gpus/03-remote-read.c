@@ -42,7 +42,7 @@
 static const char usage[] =
     "[--size SIZE] [--reps N] [--csv DIR]\n"
     "       --size  bytes of input floats on GPU 0, K/M/G = 1024/1024^2/1024^3 (default 256M;\n"
-    "               make measure would use 1G)\n"
+    "               make measure passes 1G)\n"
     "       --reps  timed runs per way; the median is reported (default 5)\n"
     "       --csv   also write remote_read.csv into DIR";
 
