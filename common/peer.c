@@ -139,6 +139,22 @@ double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int re
 }
 /* end listing: timed-peer-copy */
 
+void peer_medians(peer_run run, void *context, int reps, int count, double *medians)
+{
+    double *figures = host_alloc((size_t)count * sizeof *figures);
+    double *samples = host_alloc((size_t)count * (size_t)reps * sizeof *samples); /* by figure */
+    run(context, figures);
+    for (int r = 0; r < reps; r++) {
+        run(context, figures);
+        for (int k = 0; k < count; k++)
+            samples[k * reps + r] = figures[k];
+    }
+    for (int k = 0; k < count; k++)
+        medians[k] = median_of(samples + k * reps, (size_t)reps);
+    free(samples);
+    free(figures);
+}
+
 const char *gpu_pair_link_words(int first, int second, char *buf, size_t size)
 {
     gpu_pair_link link;

@@ -77,6 +77,12 @@ bool gpu_pair_arrived(gpu_pair *p, int side, size_t bytes);
  * median in GB/s (10^9 bytes per second). */
 double gpu_pair_copy_median_gb_per_s(gpu_pair *p, int from, size_t bytes, int reps);
 
+/* One run of a measurement, which writes its `count` figures into figures[0..count-1]. */
+typedef void (*peer_run)(void *context, double *figures);
+/* Runs `run` once untimed (first touches, lazy set-up, a kernel's first load in a context), then
+ * reps times; medians[k] is the median of figure k over the timed runs. */
+void peer_medians(peer_run run, void *context, int reps, int count, double *medians);
+
 /* How GPUs `first` and `second` are linked, as gpu_pair_link_describe says it, or "unknown"
  * where NVML cannot say; into buf, returned. */
 const char *gpu_pair_link_words(int first, int second, char *buf, size_t size);

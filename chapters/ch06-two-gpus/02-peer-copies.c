@@ -128,15 +128,16 @@ static double staged_copy_ms(gpu_pair *p, staging *s)
 }
 /* end listing: staged-by-hand */
 
-static double staged_median_gb_per_s(gpu_pair *p, staging *s, int reps)
+/* What a staged copy's run needs: peer_medians' context. */
+typedef struct staged_run {
+    gpu_pair *p;
+    staging *s;
+} staged_run;
+
+static void run_staged(void *context, double *gb_per_s)
 {
-    double *gb_per_s = host_alloc((size_t)reps * sizeof *gb_per_s);
-    (void)staged_copy_ms(p, s); /* untimed: first touches, lazy set-up */
-    for (int r = 0; r < reps; r++)
-        gb_per_s[r] = bandwidth_gb_per_s(p->bytes, staged_copy_ms(p, s));
-    double median = median_of(gb_per_s, (size_t)reps);
-    free(gb_per_s);
-    return median;
+    const staged_run *run = context;
+    *gb_per_s = bandwidth_gb_per_s(run->p->bytes, staged_copy_ms(run->p, run->s));
 }
 
 /* listing: both-directions */
@@ -164,24 +165,15 @@ static void both_directions(gpu_pair *p, double *there_ms, double *back_ms, doub
 }
 /* end listing: both-directions */
 
-/* Each figure's median over reps runs of both_directions, in GB/s, into gb_per_s[BOTH_*]. */
-static void both_directions_median(gpu_pair *p, int reps, double gb_per_s[WAYS])
+/* One run of both_directions, its three figures in GB/s. */
+static void run_both_directions(void *context, double *gb_per_s)
 {
-    double *samples[3];
-    for (int k = 0; k < 3; k++)
-        samples[k] = host_alloc((size_t)reps * sizeof(double));
-    double ms[3];
-    both_directions(p, &ms[0], &ms[1], &ms[2]); /* untimed */
-    for (int r = 0; r < reps; r++) {
-        both_directions(p, &ms[0], &ms[1], &ms[2]);
-        samples[0][r] = bandwidth_gb_per_s(p->bytes, ms[0]);
-        samples[1][r] = bandwidth_gb_per_s(p->bytes, ms[1]);
-        samples[2][r] = bandwidth_gb_per_s(2 * p->bytes, ms[2]);
-    }
-    for (int k = 0; k < 3; k++) {
-        gb_per_s[BOTH_0_TO_1 + k] = median_of(samples[k], (size_t)reps);
-        free(samples[k]);
-    }
+    gpu_pair *p = context;
+    double there_ms, back_ms, total_ms;
+    both_directions(p, &there_ms, &back_ms, &total_ms);
+    gb_per_s[0] = bandwidth_gb_per_s(p->bytes, there_ms);
+    gb_per_s[1] = bandwidth_gb_per_s(p->bytes, back_ms);
+    gb_per_s[2] = bandwidth_gb_per_s(2 * p->bytes, total_ms);
 }
 
 /* Every way, each into a poisoned destination and checked after its copies; the first way whose
@@ -205,14 +197,14 @@ static const char *measure_ways(gpu_pair *p, int reps, double gb_per_s[WAYS], bo
                     "the copy without peer access did not deliver GPU 0's bytes", &failure);
 
     gpu_pair_poison(p, 1);
-    gb_per_s[STAGED_BY_HAND] = staged_median_gb_per_s(p, &s, reps);
+    peer_medians(run_staged, &(staged_run){p, &s}, reps, 1, &gb_per_s[STAGED_BY_HAND]);
     verdict_require(gpu_pair_arrived(p, 1, p->bytes),
                     "the copy staged by hand did not deliver GPU 0's bytes", &failure);
 
     gpu_pair_peer_access(p, true);
     gpu_pair_poison(p, 0);
     gpu_pair_poison(p, 1);
-    both_directions_median(p, reps, gb_per_s);
+    peer_medians(run_both_directions, p, reps, 3, &gb_per_s[BOTH_0_TO_1]);
     verdict_require(gpu_pair_arrived(p, 1, p->bytes) && gpu_pair_arrived(p, 0, p->bytes),
                     "the copies both ways at once did not deliver each GPU's bytes", &failure);
     staging_destroy(&s);

@@ -54,20 +54,18 @@ static const char *const figure_columns[FIGURES] = {"direct_ms", "copy_ms", "cop
                                                     "copy_total_ms", "local_ms"};
 static const char *const figure_words[FIGURES] = {
     "direct: the kernel reads GPU 0's memory over the link",
-    "copy first: cudaMemcpyPeerAsync to GPU 1",
-    "copy first: then the kernel on the local copy",
-    "copy first: the two together",
-    "local: the kernel on GPU 1's own memory (baseline)"};
+    "copy first: cudaMemcpyPeerAsync to GPU 1", "copy first: then the kernel on the local copy",
+    "copy first: the two together", "local: the kernel on GPU 1's own memory (baseline)"};
 
 /* What the program works on: x on GPU 0 (p->d_source[0]), its copy on GPU 1
  * (p->d_received[1]), y on GPU 1, and the event between the copy and the kernel. */
 typedef struct remote_read {
     gpu_pair p;
     size_t n;
-    float *d_y;           /* on GPU 1 */
-    float *h_expected;    /* fmaf(A, x, B) */
-    float *h_y;           /* y read back */
-    cudaEvent_t copied;   /* on GPU 1's stream, after the copy */
+    float *d_y;         /* on GPU 1 */
+    float *h_expected;  /* fmaf(A, x, B) */
+    float *h_y;         /* y read back */
+    cudaEvent_t copied; /* on GPU 1's stream, after the copy */
 } remote_read;
 
 static void remote_read_create(remote_read *r, size_t bytes)
@@ -154,33 +152,22 @@ static void copy_then_kernel_ms(remote_read *r, double *copy_ms, double *kernel_
 }
 /* end listing: remote-read */
 
-/* The median of reps runs of kernel_ms, after one untimed run (the kernel's first launch in
- * GPU 1's context loads it there). */
-static double kernel_median_ms(remote_read *r, const float *d_x, int reps)
+/* What a run of the kernel alone needs: peer_medians' context. */
+typedef struct kernel_run {
+    remote_read *r;
+    const float *d_x;
+} kernel_run;
+
+static void run_kernel(void *context, double *ms)
 {
-    double *ms = host_alloc((size_t)reps * sizeof *ms);
-    (void)kernel_ms(r, d_x);
-    for (int k = 0; k < reps; k++)
-        ms[k] = kernel_ms(r, d_x);
-    double median = median_of(ms, (size_t)reps);
-    free(ms);
-    return median;
+    const kernel_run *run = context;
+    *ms = kernel_ms(run->r, run->d_x);
 }
 
-/* Each of the copy first's three figures, median of reps, into ms[COPY..COPY_TOTAL]. */
-static void copy_first_median_ms(remote_read *r, int reps, double ms[FIGURES])
+/* One run of the copy first, its three figures in ms. */
+static void run_copy_first(void *context, double *ms)
 {
-    double *samples[3];
-    for (int k = 0; k < 3; k++)
-        samples[k] = host_alloc((size_t)reps * sizeof(double));
-    double once[3];
-    copy_then_kernel_ms(r, &once[0], &once[1], &once[2]); /* untimed */
-    for (int k = 0; k < reps; k++)
-        copy_then_kernel_ms(r, &samples[0][k], &samples[1][k], &samples[2][k]);
-    for (int k = 0; k < 3; k++) {
-        ms[COPY + k] = median_of(samples[k], (size_t)reps);
-        free(samples[k]);
-    }
+    copy_then_kernel_ms(context, &ms[0], &ms[1], &ms[2]);
 }
 
 /* Every way possible, each into a poisoned y checked after its runs; the first wrong way, or
@@ -193,19 +180,21 @@ static const char *measure_ways(remote_read *r, int reps, double ms[FIGURES], bo
     ms[DIRECT] = NAN;
     if (*peer_possible) {
         poison_y(r);
-        ms[DIRECT] = kernel_median_ms(r, (const float *)p->d_source[0], reps);
+        peer_medians(run_kernel, &(kernel_run){r, (const float *)p->d_source[0]}, reps, 1,
+                     &ms[DIRECT]);
         verdict_require(y_is_right(r), "the kernel reading GPU 0's memory got a wrong y", &failure);
     }
 
     poison_y(r);
     gpu_pair_poison(p, 1);
-    copy_first_median_ms(r, reps, ms);
+    peer_medians(run_copy_first, r, reps, 3, &ms[COPY]);
     verdict_require(gpu_pair_arrived(p, 1, r->n * sizeof(float)),
                     "the copy first did not deliver GPU 0's floats", &failure);
     verdict_require(y_is_right(r), "the kernel after the copy got a wrong y", &failure);
 
     poison_y(r); /* x is on GPU 1 now, from the copy first */
-    ms[LOCAL] = kernel_median_ms(r, (const float *)p->d_received[1], reps);
+    peer_medians(run_kernel, &(kernel_run){r, (const float *)p->d_received[1]}, reps, 1,
+                 &ms[LOCAL]);
     verdict_require(y_is_right(r), "the kernel on GPU 1's own memory got a wrong y", &failure);
     return failure;
 }
