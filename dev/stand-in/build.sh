@@ -4,7 +4,8 @@
 # and cudaMemAdvise (managed.c), chapter 5's kernel, gpu_work_bytes_to_floats_kernel
 # (bytes_to_floats.inc), and chapter 6's peer access and peer copies, cudaDeviceCanAccessPeer,
 # cudaDeviceEnablePeerAccess, cudaDeviceDisablePeerAccess, cudaMemcpyPeer and
-# cudaMemcpyPeerAsync (peer.c), as one GPU answers them. A tool for developing the course without a GPU, like the stand-in itself:
+# cudaMemcpyPeerAsync (peer.c), as one GPU answers them. A tool for developing the course
+# without a GPU, like the stand-in itself:
 #     dev/stand-in/build.sh /tmp/stand-in-cuda && make CUDA_HOME=/tmp/stand-in-cuda ...
 # Once the shared tool has them all this script only builds it.
 set -eu
