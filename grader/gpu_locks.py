@@ -1,16 +1,13 @@
 """gpu_locks.py - the lock files through which the test programs on one GPU share it, opened by
 make grade for each test host (harness/host/gpu_share.h says what each is for).
 
-A test that times the GPU runs alone on it, and CUDA contexts are made CONTEXT_TURNS at a time at
-most.
+A test that times the GPU runs alone on it, and CUDA contexts are made three at a time at most.
 Each test host gets the files as open descriptors, never in its view: the learner's code, beside
 it, could otherwise hold them. harness/gpu_locks.sh names them alike for make check and make
 test, so that runs given one COURSE_LOCK_DIR share one set per GPU.
 """
 
 import os
-
-CONTEXT_TURNS = 6  # CONTEXT_TURNS in harness/host/gpu_share.h
 
 
 def folder(scratch):
@@ -29,9 +26,9 @@ def paths(scratch, gpu):
     name = "".join(c if c.isalnum() else "-" for c in str(gpu))
     files = {"COURSE_GPU_LOCK": "gpu-%s.lock" % name,
              "COURSE_GPU_TURNSTILE": "gpu-%s.turnstile" % name,
-             "COURSE_CONTEXT_LOCK": "contexts.lock"}
-    for turn in range(1, CONTEXT_TURNS):
-        files["COURSE_CONTEXT_LOCK_%d" % turn] = "contexts-%d.lock" % turn
+             "COURSE_CONTEXT_LOCK": "contexts.lock",
+             "COURSE_CONTEXT_LOCK_1": "contexts-1.lock",  # CONTEXT_TURNS in gpu_share.h
+             "COURSE_CONTEXT_LOCK_2": "contexts-2.lock"}
     found = {}
     for variable, file_name in files.items():
         found[variable] = os.path.join(where, file_name)

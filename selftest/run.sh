@@ -13,7 +13,7 @@
 # are shown in order, each once it and those before it are done; elsewhere, where they would
 # only compete for the CPUs, one after another (SELFTEST_SERIAL=1 or 0 says which instead).
 # Their GPU work shares one set of lock files (harness/gpu_locks.sh): a test that times the GPU
-# has it alone among all of them, and CUDA contexts are made six at a time at most.
+# has it alone among all of them, and CUDA contexts are made three at a time at most.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}

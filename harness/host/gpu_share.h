@@ -45,9 +45,8 @@ void gpu_share_lock(int fd, int how);
  * COURSE_CONTEXT_LOCK_1, ...), so that at most that many are made at once on the machine. The
  * driver makes more of them a second several at a time than one at a time (dev/context_rate,
  * docs/performance.md), and each takes longer the more are made beside it: a few at a time
- * keeps both the rate and each one's wait. harness/gpu_locks.sh and grader/gpu_locks.py name
- * the files. */
-#define CONTEXT_TURNS 6
+ * keeps both the rate and each one's wait. */
+#define CONTEXT_TURNS 3
 typedef struct context_turns {
     int fds[CONTEXT_TURNS]; /* -1 each where the environment names none */
     int held;               /* the index of the one held, -1 when none */
