@@ -1,6 +1,6 @@
 /* context_rate.c - how many CUDA contexts a second this machine creates, P processes at a time.
  *
- *   context_rate [--processes P] [--contexts N]
+ *   context_rate [--processes P] [--contexts N] [--queues Q] [--alive A] [--alive-queues Q]
  *
  * Every test of an exercise runs in a process of its own (Check's fork mode),
  * and each creates a CUDA context, so grading a class costs one context per
@@ -9,6 +9,12 @@
  * i % (the devices CUDA_VISIBLE_DEVICES lets it see). Comparing P = 1 with
  * P = 8, and one visible GPU with two, says whether contexts are created side
  * by side or one at a time across the machine (dev/grade-benchmark.sh runs both).
+ *
+ * --alive A keeps A other processes holding an idle context while it measures, as the
+ * test programs of a class hold theirs; --queues and --alive-queues give the new contexts and
+ * the idle ones that many hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS; the driver's
+ * default is 8). The more queues the GPU serves, the longer a context with many takes to make
+ * (docs/performance.md, "What a context costs"), which is why the harness's checker asks for 1.
  *
  * Like the harness, the parent never touches the CUDA runtime: only the
  * children do, each after its fork.
@@ -25,7 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char usage[] = "[--processes P] [--contexts N]";
+static const char usage[] =
+    "[--processes P] [--contexts N] [--queues Q] [--alive A] [--alive-queues Q]";
 
 /* What a child sends back: its device, the devices it saw, and how long
  * cudaFree(0) took (the context's creation), or the error it met. */
@@ -35,6 +42,57 @@ typedef struct child_report {
     double create_ms;
     cudaError_t err;
 } child_report;
+
+/* In a child, before its first CUDA call: its context's hardware work queues (0: the default). */
+static void ask_for_queues(size_t queues)
+{
+    if (queues > 0) {
+        char text[32];
+        snprintf(text, sizeof text, "%zu", queues);
+        setenv("CUDA_DEVICE_MAX_CONNECTIONS", text, 1);
+    }
+}
+
+/* A child that makes a context, says so with a byte, and waits until its parent goes. */
+static _Noreturn void hold_one(int to_parent, int from_parent)
+{
+    char ready = cudaFree(0) == cudaSuccess ? 'y' : 'n';
+    ssize_t written = write(to_parent, &ready, 1);
+    char ignored;
+    while (written == 1 && read(from_parent, &ignored, 1) < 0)
+        ;
+    _exit(0);
+}
+
+/* Starts `alive` children that each hold a context, and waits until all have one; the write end
+ * of the pipe they wait on is *release (closing it ends them). False when one could not. */
+static bool start_holders(size_t alive, size_t queues, int *release)
+{
+    int go[2];
+    if (alive == 0 || pipe(go) != 0)
+        return alive == 0;
+    bool all = true;
+    for (size_t i = 0; i < alive; i++) {
+        int ready[2];
+        if (pipe(ready) != 0)
+            return false;
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(go[1]);
+            close(ready[0]);
+            ask_for_queues(queues);
+            hold_one(ready[1], go[0]);
+        }
+        close(ready[1]);
+        char said = 'n';
+        all &= pid > 0 && read(ready[0], &said, 1) == 1 && said == 'y';
+        close(ready[0]);
+    }
+    close(go[0]);
+    *release = go[1];
+    return all;
+}
 
 static void create_one(int index, int to_parent)
 {
@@ -92,21 +150,44 @@ static bool collect_one(running_child *children, size_t *running, child_report *
     return true;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct options {
+    size_t processes, contexts, queues, alive, alive_queues; /* queues 0: the driver's default */
+} options;
+
+static options read_options(int argc, char **argv)
 {
-    size_t processes = 8, contexts = 32;
+    options o = {8, 32, 0, 0, 0};
     for (int i = 1; i < argc; i += 2) { /* each option takes a value */
         usage_exit_on_help(argv[i], argv[0], usage);
-        size_t *target = !strcmp(argv[i], "--processes")  ? &processes
-                         : !strcmp(argv[i], "--contexts") ? &contexts
-                                                          : NULL;
+        size_t *target = !strcmp(argv[i], "--processes")      ? &o.processes
+                         : !strcmp(argv[i], "--contexts")     ? &o.contexts
+                         : !strcmp(argv[i], "--queues")       ? &o.queues
+                         : !strcmp(argv[i], "--alive")        ? &o.alive
+                         : !strcmp(argv[i], "--alive-queues") ? &o.alive_queues
+                                                              : NULL;
         if (!target)
             usage_error(argv[0], usage, "unknown argument '%s'", argv[i]);
         if (i + 1 == argc || !parse_count(argv[i + 1], 1, target) || *target == 0)
             usage_error(argv[0], usage, "%s needs a positive count", argv[i]);
     }
-    if (processes > contexts)
-        processes = contexts;
+    if (o.queues > 32 || o.alive_queues > 32)
+        usage_error(argv[0], usage, "a context has at most 32 work queues");
+    if (o.processes > o.contexts)
+        o.processes = o.contexts;
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    const options o = read_options(argc, argv);
+    const size_t processes = o.processes, contexts = o.contexts, queues = o.queues;
+    const size_t alive = o.alive, alive_queues = o.alive_queues;
+    int release = -1;
+    if (!start_holders(alive, alive_queues, &release)) {
+        fprintf(stderr, "context_rate: a process could not make a context to hold\n");
+        return 1;
+    }
 
     double *create_ms = calloc(contexts, sizeof *create_ms);
     running_child *children = calloc(processes, sizeof *children);
@@ -132,6 +213,9 @@ int main(int argc, char **argv)
             }
             if (pid == 0) {
                 close(channel[0]);
+                if (release >= 0)
+                    close(release);
+                ask_for_queues(queues);
                 create_one((int)started, channel[1]);
             }
             close(channel[1]);
@@ -149,10 +233,21 @@ int main(int argc, char **argv)
     }
     const double seconds = (host_clock_ms() - began) / 1000.0;
     const double median_ms = median_of(create_ms, contexts);
-    printf("context_rate: %zu contexts, %zu processes at a time, on %d device%s: %.1f s, "
+    char beside[128] = "", own[64] = "";
+    if (alive > 0)
+        snprintf(beside, sizeof beside, ", beside %zu idle contexts (%zu queues each)", alive,
+                 alive_queues ? alive_queues : 8);
+    if (queues > 0)
+        snprintf(own, sizeof own, " with %zu queues", queues);
+    printf("context_rate: %zu contexts%s, %zu processes at a time, on %d device%s%s: %.1f s, "
            "%.1f contexts per second; each took %.0f ms to create (median)\n",
-           contexts, processes, devices, devices == 1 ? "" : "s", seconds, contexts / seconds,
-           median_ms);
+           contexts, own, processes, devices, devices == 1 ? "" : "s", beside, seconds,
+           contexts / seconds, median_ms);
+    if (release >= 0) {
+        close(release);
+        while (wait(NULL) > 0)
+            ;
+    }
     free(children);
     free(create_ms);
     return 0;
