@@ -90,6 +90,32 @@ static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_w
     (void)write_all(reply_fd, &h, sizeof h);
 }
 
+/* The checker's context has one hardware work queue to the GPU, where a context has 8 by default
+ * (CUDA_DEVICE_MAX_CONNECTIONS). The driver takes longer to make a context the more queues the
+ * GPU already serves and the more the new one asks for: beside 64 idle contexts, 1.47 s with 8
+ * and 0.15 s with 1 (docs/performance.md, "What a context costs"). One queue still runs the
+ * checker's own two streams side by side (both_directions' reference copies both ways at once;
+ * measured there too). The worker, whose streams are the learner's, keeps what the environment
+ * says: the variable is put back as it was before anything else is started. */
+#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
+#define CHECKER_CONNECTIONS "1"
+
+static cudaError_t make_checker_context(int *count)
+{
+    const char *was = getenv(CONNECTIONS_VARIABLE);
+    char *saved = was != NULL ? strdup(was) : NULL;
+    setenv(CONNECTIONS_VARIABLE, CHECKER_CONNECTIONS, 1);
+    cudaError_t err = cudaGetDeviceCount(count);
+    if (err == cudaSuccess && *count > 0)
+        err = cudaFree(NULL); /* makes the context now, outside any test's time */
+    if (saved != NULL)
+        setenv(CONNECTIONS_VARIABLE, saved, 1);
+    else
+        unsetenv(CONNECTIONS_VARIABLE);
+    free(saved);
+    return err;
+}
+
 /* The shared memory at its fixed address, before CUDA reserves its own ranges; then the CUDA
  * context, in one of the turns the programs that share the GPU take (gpu_share.h). Says hello
  * either way; false when the checker cannot go on. */
@@ -107,9 +133,7 @@ static bool checker_open(int reply_fd, bool use_cuda)
         const double asked = checker_now_s();
         gpu_share_take_context_turn(&checker.context_turns);
         const double making = checker_now_s();
-        cudaError_t err = cudaGetDeviceCount(&count);
-        if (err == cudaSuccess && count > 0)
-            err = cudaFree(NULL); /* makes the context now, outside any test's time */
+        cudaError_t err = make_checker_context(&count);
         gpu_share_give_back_context_turn(&checker.context_turns);
         turn_wait_s = making - asked;
         making_s = checker_now_s() - making;

@@ -159,6 +159,23 @@ if need_gpu "the harness's delays before a stream's copies" &&
     fi
 fi
 
+# The checker makes its context with one work queue, and the learner's code keeps the
+# environment's setting: none (the driver's 8), or the number it names.
+if need_gpu "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS" &&
+   build build/modules/fixtures/worker_environment/tests.so \
+         build/modules/fixtures/worker_environment/learner.so; then
+    # shellcheck disable=SC2046
+    if output=$(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIVEN NO_COLOR=1 \
+                build/tests/host $(fixture_options worker_environment) 2>&1) &&
+       output+=$(CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_GIVEN=5 NO_COLOR=1 \
+                 build/tests/host $(fixture_options worker_environment) 2>&1); then
+        pass "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's"
+    else
+        fail "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's" \
+            "$output"
+    fi
+fi
+
 # make check with no GPU: says so once, runs the tests that need none (break_even's and
 # managed_or_copy's, the two exercises of arithmetic alone), passes
 # nothing else, and its own status says "no GPU" (3). CUDA_VISIBLE_DEVICES= hides any GPU there
