@@ -35,6 +35,30 @@ fi
 grade_args=(--submissions "$class" --out "$out" --scratch "$scratch" --test-timeout 10 "${gpu_args[@]}")
 make_args+=(TEST_TIMEOUT=10)
 
+# With a GPU: the hostile samples that act at run time, graded again with the static checks off,
+# to see the sandbox hold on its own. Beside the class, in a scratch and an out folder of their
+# own (the out named as the one writes-outside aims at, and beside its scratch as the class's
+# is), holding a record of a student it does not grade, which nothing may change.
+unsafe_work=$grader_work/unsafe
+unsafe_out=$unsafe_work/grader-out
+if [[ -n $gpu_mode ]]; then
+    unsafe_class=$unsafe_work/class
+    mkdir -p "$unsafe_class" "$unsafe_out/students/student-good"
+    for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip \
+        hostile-every-descriptor hostile-reaches-out hostile-sticky-error hostile-freezes-locks \
+        hostile-gpu-memory honest-first; do
+        cp -r "$class/$sample" "$unsafe_class/"
+    done
+    chmod -R a+rX "$unsafe_class"
+    echo '{"score": 7, "bystander": true}' >"$unsafe_out/students/student-good/results.json"
+    bystander=$(sha256sum <"$unsafe_out/students/student-good/results.json")
+    unsafe_scratch=$(scratch_for_grading "$PWD/$unsafe_work/scratch")
+    python3 grader/grade.py grade --submissions "$unsafe_class" --out "$unsafe_out" \
+        --scratch "$unsafe_scratch" --test-timeout 10 --unsafe-skip-static-checks \
+        >"$grader_work/unsafe.log" 2>&1 &
+    unsafe_pid=$!
+fi
+
 # Interrupted after a few students (SIGTERM, as Ctrl-C or Slurm would): what was
 # written is whole, and the run resumes where it stopped.
 python3 grader/grade.py grade "${grade_args[@]}" >"$grader_work/first.log" 2>&1 &
@@ -123,7 +147,8 @@ if grep -q "^sandbox: " "$grader_work/second.log"; then
     pass "make grade says how submissions are confined: $(sed -n 's/^sandbox: //p' "$grader_work/second.log" | head -n 1)"
 fi
 
-# Each student's score, status and feedback.
+# Each student's score, status and feedback, once nothing else runs that could write them.
+[[ -n ${unsafe_pid:-} ]] && wait "$unsafe_pid"
 check_log=$(python3 selftest/check_grades.py "$class.expected.tsv" "$out" "${check_args[@]}" 2>&1)
 while read -r verdict student rest; do
     case $verdict in
@@ -162,40 +187,33 @@ fi
 
 # --- With a GPU: the sandbox alone against the hostile samples --------------------------------
 if [[ -n $gpu_mode ]]; then
-    sandbox_line=$(sed -n 's/^sandbox: //p' "$grader_work/second.log" | head -n 1)
+    sandbox_line=$(sed -n 's/^sandbox: //p' "$grader_work/unsafe.log" | head -n 1)
     if [[ $sandbox_line != *"read-only"* && $sandbox_line != *"unprivileged uid"* ]] ||
        [[ $sandbox_line != *"pid namespace"* && $sandbox_line != *"unprivileged uid"* ]]; then
         skip "the sandbox without static checks (skipped: this machine allows neither read-only mounts nor a uid per worker: $sandbox_line)"
     else
-        unsafe_class=$grader_work/class-unsafe
-        mkdir -p "$unsafe_class"
-        for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip \
-            hostile-every-descriptor hostile-reaches-out hostile-sticky-error hostile-freezes-locks \
-            hostile-gpu-memory honest-first; do
-            cp -r "$class/$sample" "$unsafe_class/"
-        done
-        good_before=$(sha256sum "$out/students/student-good/results.json")
-        python3 grader/grade.py grade --submissions "$unsafe_class" --out "$out" --scratch "$scratch" --test-timeout 10 \
-            --regrade --unsafe-skip-static-checks >"$grader_work/unsafe.log" 2>&1
         unsafe_log=$(python3 selftest/check_grades.py selftest/submissions/expected-without-static-checks.tsv \
-            "$out" --subset 2>&1)
+            "$unsafe_out" --subset 2>&1)
         while read -r verdict student rest; do
             case $verdict in
             ok) pass "without static checks, ${student%:} still earns only what its work is worth" ;;
             FAIL) fail "without static checks, ${student%:} earns only what its work is worth" "$rest" ;;
             esac
         done <<<"$unsafe_log"
-        if [[ $(sha256sum "$out/students/student-good/results.json") == "$good_before" ]] &&
-           ! grep -q 1000 "$out/grades.csv"; then
+        [[ -n $(grep -v '^ok ' <<<"$unsafe_log" | grep -v '^FAIL ') ]] &&
+            fail "check the gradebook of the pass without static checks" "$unsafe_log"
+        if [[ $(sha256sum <"$unsafe_out/students/student-good/results.json") == "$bystander" ]] &&
+           ! grep -q 1000 "$unsafe_out/grades.csv" "$out/grades.csv"; then
             pass "a submission writing forged grades changes nobody's files"
         else
-            fail "a submission writing forged grades changes nobody's files" "$(cat "$out/grades.csv")"
+            fail "a submission writing forged grades changes nobody's files" \
+                "$(cat "$unsafe_out/students/student-good/results.json" "$unsafe_out/grades.csv" "$out/grades.csv")"
         fi
         # What hostile-reaches-out tried to leave: in the host's /tmp and /dev/shm, the home
         # folders, and every folder it could list from its working folder up to the root.
         left_files=$( { find "$PWD" /tmp /dev/shm -name grader-leftover-reaches-out
                         find "$HOME" /root /home -maxdepth 2 -name grader-leftover-reaches-out
-                        folder=$scratch/a/b/c/d
+                        folder=$unsafe_scratch/a/b/c/d
                         while [[ $folder != / ]]; do
                             folder=$(dirname "$folder")
                             find "$folder" -maxdepth 2 -name grader-leftover-reaches-out
@@ -212,5 +230,6 @@ if [[ -n $gpu_mode ]]; then
             fail "a child process a submission left running is gone with its test program" "$leftovers"
         fi
     fi
+    [[ $unsafe_scratch == "$PWD/$unsafe_work/scratch" ]] || rm -rf "$unsafe_scratch"
 fi
 [[ $scratch == "$PWD/$grader_work/scratch" ]] || rm -rf "$scratch"
