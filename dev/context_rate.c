@@ -181,10 +181,9 @@ static options read_options(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const options o = read_options(argc, argv);
-    const size_t processes = o.processes, contexts = o.contexts, queues = o.queues;
-    const size_t alive = o.alive, alive_queues = o.alive_queues;
+    const size_t processes = o.processes, contexts = o.contexts;
     int release = -1;
-    if (!start_holders(alive, alive_queues, &release)) {
+    if (!start_holders(o.alive, o.alive_queues, &release)) {
         fprintf(stderr, "context_rate: a process could not make a context to hold\n");
         return 1;
     }
@@ -215,7 +214,7 @@ int main(int argc, char **argv)
                 close(channel[0]);
                 if (release >= 0)
                     close(release);
-                ask_for_queues(queues);
+                ask_for_queues(o.queues);
                 create_one((int)started, channel[1]);
             }
             close(channel[1]);
@@ -234,11 +233,13 @@ int main(int argc, char **argv)
     const double seconds = (host_clock_ms() - began) / 1000.0;
     const double median_ms = median_of(create_ms, contexts);
     char beside[128] = "", own[64] = "";
-    if (alive > 0)
-        snprintf(beside, sizeof beside, ", beside %zu idle contexts (%zu queues each)", alive,
-                 alive_queues ? alive_queues : 8);
-    if (queues > 0)
-        snprintf(own, sizeof own, " with %zu queues", queues);
+    if (o.alive > 0 && o.alive_queues > 0)
+        snprintf(beside, sizeof beside, ", beside %zu idle contexts (%zu queues each)", o.alive,
+                 o.alive_queues);
+    else if (o.alive > 0)
+        snprintf(beside, sizeof beside, ", beside %zu idle contexts", o.alive);
+    if (o.queues > 0)
+        snprintf(own, sizeof own, " with %zu queues", o.queues);
     printf("context_rate: %zu contexts%s, %zu processes at a time, on %d device%s%s: %.1f s, "
            "%.1f contexts per second; each took %.0f ms to create (median)\n",
            contexts, own, processes, devices, devices == 1 ? "" : "s", beside, seconds,
