@@ -1,13 +1,15 @@
 /* managed.c - what chapter 4 needs of the stand-in runtime and the shared one lacks (built in by
  * build.sh): cudaMemPrefetchAsync and cudaMemAdvise with CUDA 13's signatures. A prefetch is a
- * copy of the range onto itself on the stream, paced by the link model; advice is checked, not
- * acted on (the stand-in has one memory, so where a page lives does not change what is read). */
+ * copy of the range onto itself on the stream, paced by the link model of the device it goes to
+ * (or, to the host, of the current device); advice is checked, not acted on (the stand-in has
+ * one memory, so where a page lives does not change what is read). */
 #include "fakecuda.h"
 
-/* The one device is 0; the host is any host location. */
+/* A device this process sees; the host is any host location. */
 static bool location_known(struct cudaMemLocation location)
 {
-    return (location.type == cudaMemLocationTypeDevice && location.id == 0) ||
+    return (location.type == cudaMemLocationTypeDevice && location.id >= 0 &&
+            location.id < fc_device_count()) ||
            location.type == cudaMemLocationTypeHost;
 }
 
@@ -38,7 +40,9 @@ API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
         op.u.copy.dst = (void *)devPtr;
         op.u.copy.src = devPtr;
         op.u.copy.bytes = count;
-        op.u.copy.engine = location.type == cudaMemLocationTypeHost ? ENGINE_D2H : ENGINE_H2D;
+        const bool to_host = location.type == cudaMemLocationTypeHost;
+        op.u.copy.engine = to_host ? ENGINE_D2H : ENGINE_H2D;
+        op.u.copy.device = to_host ? fc_current_device() : location.id;
         op.u.copy.model_ms = fc_link_ms(count, false);
         if (fc_enqueue(s, &op) == 0)
             err = cudaErrorMemoryAllocation;
