@@ -156,16 +156,27 @@ def command_grade(args):
     else:
         print("\nNothing written: every student in it is graded already.")
     waiting = [s.student for s in found if not run.records.get(s.student, {}).get("complete")]
+    more_gpus = [student for student in waiting if any(
+        exercise.get("more_gpus") for exercise in
+        run.records.get(student, {}).get("exercises", {}).values())]
     if waiting:
-        print(what_next(args, len(waiting), len(found) - len(waiting), bool(grader.gpus)))
+        print(what_next(args, len(waiting), len(found) - len(waiting), bool(grader.gpus),
+                        len(more_gpus)))
     return 1 if waiting else 0
 
 
-def what_next(args, waiting, graded, gpus):
+def what_next(args, waiting, graded, gpus, more_gpus=0):
     """The closing lines while students wait: the command that grades them, and what it keeps."""
     command = "make grade SUBMISSIONS=%s OUT=%s%s" % (
         shlex.quote(args.submissions), shlex.quote(args.out),
         " SLICE=" + args.slice if args.slice else "")
+    if gpus and more_gpus:
+        # Said plainly: running again on this grader will not help them.
+        return ("\n%s not graded yet, %s of them because an exercise needs more GPUs than a "
+                "grading lane has:\nmake grade gives each lane one GPU, so those exercises wait "
+                "(grader/README.md, \"Exercises about\ntwo GPUs\"). OUT keeps everything else "
+                "this run decided." % (results.count_students(waiting),
+                                       "all" if more_gpus == waiting else more_gpus))
     if gpus:
         why, where = "something held their tests up", "Run"
     else:

@@ -37,6 +37,17 @@ def course_exercises():
     return run.stdout.split()
 
 
+def needing_more_gpus(exercises):
+    """The exercises whose tests need more than one GPU (the rubric's gpus lines). make grade
+    gives each test program one GPU, so a student who handed one in is never graded in full:
+    the classes leave them out (grader/README.md, "Exercises about two GPUs")."""
+    run = subprocess.run(["awk", "-f", "harness/report/rubric.awk"]
+                         + ["tests/%s.c" % e for e in exercises], cwd=COURSE,
+                         stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    return {fields[1] for fields in (line.split("\t") for line in run.stdout.splitlines())
+            if fields[0] == "gpus" and int(fields[2]) > 1}
+
+
 def read(*parts):
     with open(os.path.join(COURSE, *parts), "rb") as f:
         return f.read()
@@ -127,7 +138,9 @@ def write_hostile_samples(dest):
 
 
 def sample_class(dest):
-    exercises = course_exercises()
+    everything = course_exercises()
+    left_out = needing_more_gpus(everything)
+    exercises = [e for e in everything if e not in left_out]
     os.makedirs(dest)
     expected = []
 
@@ -138,6 +151,7 @@ def sample_class(dest):
         write_folder(dest, good,
                      {"exercises/%s.c" % e: read("solutions", e + ".c") for e in exercises})
         expected.append((good, "*", "max", "passed", "-"))
+        expected += [(good, e, "0", "missing", "is missing") for e in sorted(left_out)]
 
     # A partial one, zipped with a top folder and no prefix: a third solved, a third
     # with a typical mistake (a mutant) or untouched, a third not handed in.
@@ -153,11 +167,12 @@ def sample_class(dest):
             expected.append(("student-partial", exercise, "oracle:" + source, "any", "-"))
         else:
             expected.append(("student-partial", exercise, "0", "missing", "is missing"))
+    expected += [("student-partial", e, "0", "missing", "is missing") for e in sorted(left_out)]
     write_zip(dest, "student-partial", files, top="partial-work")
 
     # One who handed in the stubs as they came: not started, with or without a GPU.
     write_folder(dest, "student-not-started",
-                 {"%s.c" % e: read("exercises", e + ".c") for e in exercises})
+                 {"%s.c" % e: read("exercises", e + ".c") for e in everything})
     expected.append(("student-not-started", "*", "0", "not_started", "replace its TODO"))
 
     # One whose files all sit in the wrong places, as a .tar.gz.
@@ -173,7 +188,7 @@ def sample_class(dest):
     uploaded = exercises[:2]
     write_folder(dest, "student-uploads", {e.split("/")[-1] + ".c": read("solutions", e + ".c")
                                            for e in uploaded})
-    for exercise in exercises:
+    for exercise in everything:
         expected.append(("student-uploads", exercise, "max", "passed", "-") if exercise in uploaded
                         else ("student-uploads", exercise, "0", "missing", "is missing"))
 
@@ -209,6 +224,7 @@ def benchmark_class(dest, count, seed=1):
     Folders, .zip with a top folder and .tar.gz without the exercises/ prefix.
     """
     exercises = course_exercises()
+    exercises = [e for e in exercises if e not in needing_more_gpus(exercises)]
     rng = random.Random(seed)
     os.makedirs(dest)
     broken = b"#include <stdio.h>\nint oops(void) { return undeclared; }\n"

@@ -45,12 +45,13 @@ NO_SCORE = "\u2013"  # an en dash: "\u2013/233" on the terminal, never "0/233"
 class Outcome:
     """One exercise of one student."""
 
-    def __init__(self, exercise, status, tests=None, details=None, note="", needs_gpu=False):
+    def __init__(self, exercise, status, tests=None, details=None, note="", needs_gpu=False,
+                 more_gpus=False):
         self.exercise = exercise
         self.status = status
         self.needs_gpu = needs_gpu  # not run because the grading machine has no CUDA device
-        # [{name, points, passed, message}], in the rubric's order
-        self.tests = tests if tests is not None else [
+        self.more_gpus = more_gpus  # ... or a lane has fewer GPUs than the exercise needs
+        self.tests = tests if tests is not None else [  # [{name, points, passed, message}]
             {"name": name, "points": points, "passed": False, "message": ""}
             for name, points in exercise.tests]
         self.details = details or []  # compiler errors, reasons for a refusal
@@ -71,9 +72,9 @@ class Outcome:
 
     def to_json(self):
         return {"status": self.status, "points": self.points, "needs_gpu": self.needs_gpu,
-                "max_points": self.exercise.max_points, "title": self.exercise.title,
-                "tests": self.tests, "details": self.details, "note": self.note,
-                "seconds": self.seconds}
+                "more_gpus": self.more_gpus, "max_points": self.exercise.max_points,
+                "title": self.exercise.title, "tests": self.tests, "details": self.details,
+                "note": self.note, "seconds": self.seconds}
 
 
 class StudentRecord:
@@ -95,6 +96,8 @@ class StudentRecord:
         """Why the student is not graded yet, in words; None once they are."""
         if self.complete:
             return None
+        if any(o.more_gpus for o in self.outcomes if not o.complete):
+            return "some exercises need more GPUs than a grading lane has"
         if any(o.needs_gpu for o in self.outcomes if not o.complete):
             return "the tests need a GPU"
         return "some tests are to be run again"
@@ -474,7 +477,8 @@ def parse_record(record, exercise):
     if record.get("status") == "unloadable":
         record["note"] = str(record.get("note", ""))[:2048]
         record["tests"], record["printed_bytes"] = [], 0
-    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu", "not_graded"):
+    elif record.get("status") not in ("passed", "failed", "not_started", "no_gpu", "not_graded",
+                                      "too_few_gpus"):
         return None
     else:
         by_name = {t.get("name"): t for t in record.get("tests", []) if isinstance(t, dict)}

@@ -82,8 +82,7 @@ WHY_FORBIDDEN = [
       "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray", "cudaMallocMipmappedArray",
       "cudaMallocFromPoolAsync", "cudaMemPoolCreate", "cudaGraphCreate", "cudaIpcOpenMemHandle",
       "cudaIpcGetMemHandle", "cudaLogsDumpToFile", "cudaGetDriverEntryPoint",
-      "cudaGetDriverEntryPointByVersion", "cudaGetExportTable", "cudaDeviceReset",
-      "cudaSetDevice"),
+      "cudaGetDriverEntryPointByVersion", "cudaGetExportTable", "cudaDeviceReset"),
      "it reaches device memory, other processes or files that the grader does not count or "
      "confine, and no exercise needs it (grader/allowed-symbols.txt names the runtime calls "
      "that are allowed)"),

@@ -316,29 +316,7 @@ class Grader:
             if printed > LOUD_OUTPUT:
                 note = ("the code printed %.1f MiB while its tests ran; the grader keeps none "
                         "of it" % (printed / (1 << 20)))
-            if record is None:
-                if run.timed_out:
-                    outcome = results.Outcome(exercise, "not_run", details=[
-                        "not graded yet: the tests did not finish within %d s, the sum of the "
-                        "time limits of the student's %d tests, since something else held the "
-                        "GPU up; they are run again" % (timeout, tests)], note=note)
-                else:
-                    # The judge runs no learner code, and the learner's code cannot signal
-                    # it: a host that ended early ended for a reason of the machine's.
-                    outcome = results.Outcome(exercise, "not_run", details=[
-                        "not graded yet: the test program stopped before it reported these "
-                        "results (exit status %s), which the code under test cannot make it do; "
-                        "they are run again" % run.returncode], note=note)
-            elif record["status"] == "no_gpu":
-                outcome = results.Outcome(exercise, "not_run", details=[
-                    "the test program found no CUDA device (%s)" % record.get("note", "")],
-                    needs_gpu=True)
-            elif record["status"] == "unloadable":
-                outcome = results.Outcome(exercise, "does_not_compile",
-                                          details=[record.get("note", "")])
-            else:
-                outcome = results.Outcome(exercise, record["status"], tests=record["tests"],
-                                          note=note)
+            outcome = outcome_of_record(exercise, record, run, timeout, tests, note)
             # The host's own start (its CUDA context) is shared out evenly.
             outcome.seconds = {"tests": round((record["seconds"] if record else 0)
                                               + max(unaccounted, 0) / len(built), 2)}
@@ -412,6 +390,36 @@ class Grader:
             outcomes[exercise.id].seconds = dict(outcomes[exercise.id].seconds or {"tests": 0},
                                                  build=round(build.seconds, 2))
         return outcomes
+
+
+def outcome_of_record(exercise, record, run, timeout, tests, note):
+    """What a test host's record (None: none came) says of an exercise; `timeout` and `tests` are
+    the host's limit and its tests' count, for the words."""
+    if record is None and run.timed_out:
+        return results.Outcome(exercise, "not_run", details=[
+            "not graded yet: the tests did not finish within %d s, the sum of the time limits of "
+            "the student's %d tests, since something else held the GPU up; they are run again"
+            % (timeout, tests)], note=note)
+    if record is None:
+        # The judge runs no learner code, and the learner's code cannot signal it: a host that
+        # ended early ended for a reason of the machine's.
+        return results.Outcome(exercise, "not_run", details=[
+            "not graded yet: the test program stopped before it reported these results (exit "
+            "status %s), which the code under test cannot make it do; they are run again"
+            % run.returncode], note=note)
+    if record["status"] == "no_gpu":
+        return results.Outcome(exercise, "not_run", details=[
+            "the test program found no CUDA device (%s)" % record.get("note", "")],
+            needs_gpu=True)
+    if record["status"] == "too_few_gpus":
+        # Every lane has one GPU of its own: an exercise about several waits for a grader that
+        # gives a lane more (grader/README.md, "Exercises about two GPUs").
+        return results.Outcome(exercise, "not_run", details=[
+            "not graded yet: its tests need more GPUs than make grade gives a test program, "
+            "which is one (%s)" % record.get("note", "")], needs_gpu=True, more_gpus=True)
+    if record["status"] == "unloadable":
+        return results.Outcome(exercise, "does_not_compile", details=[record.get("note", "")])
+    return results.Outcome(exercise, record["status"], tests=record["tests"], note=note)
 
 
 def read_json(path):

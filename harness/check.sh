@@ -160,7 +160,7 @@ for host in "${!shares[@]}"; do
     build/tests/host --tally "$tally" "$color_flag" ${shares[host]} >"$results/host-$host.log" 2>&1 &
     running[$host]=$!
 done
-no_gpu= refused=
+no_gpu= refused= too_few_gpus=()
 for host in "${!running[@]}"; do
     status=0
     wait "${running[$host]}" || status=$?
@@ -187,6 +187,7 @@ for exercise in "$@"; do
     # Without a GPU the tests that need none still ran; the reason is the machine's, said once.
     # (An untouched stub is "not started", GPU or not; its record's note says why none ran.)
     [[ ($status == no_gpu || $status == not_started) && -n $note ]] && no_gpu=$note
+    [[ $status == too_few_gpus ]] && too_few_gpus+=("$exercise: $note")
     [[ -n $seconds ]] && echo "$seconds $exercise" >>"$times.new"
     [[ -z $refused && -n $report ]] && printf '%s\n' "$report"
 done
@@ -204,6 +205,15 @@ fi
 # Progress: exercises done and points, then the tests' closing line, by the report's renderer.
 build/tools/report_block ${reset:+--color} --progress "$tally"
 status=$?
+
+# Exercises about several GPUs on a machine with fewer: each says how many, once.
+if ((${#too_few_gpus[@]} > 0)); then
+    echo
+    echo "${yellow}Not run here:${reset}"
+    printf '  %s.\n' "${too_few_gpus[@]}"
+    echo "Their tests did not run, so they are neither passed nor failed here: check them on a"
+    echo "machine with enough GPUs (chapter 6 of the book: its exercises, and where to find one)."
+fi
 
 # No GPU: one short sentence per fact, and the driver named only where there is NVIDIA hardware
 # it could drive (PCI vendor 0x10de, or the driver's own file).

@@ -35,6 +35,7 @@ for id in "${course_exercises[@]}"; do
         passed) state=done colour=$green done_count=$((done_count + 1)) ;;
         not_started) state="not started" colour='' ;;
         no_gpu) state="needs a GPU" colour=$yellow ;;
+        too_few_gpus) state="needs more GPUs" colour=$yellow ;;
         does_not_compile | unloadable) state="does not compile" ;;
         rejected) state=refused ;;
         *) state=failing ;;

@@ -118,7 +118,9 @@ def not_graded_problems(record, gradescope, feedback, total):
         problems.append("not graded yet, yet results.json gives a score of %s"
                         % gradescope.get("score"))
     waiting = [o for o in record["exercises"].values() if o["status"] == "not_run"]
-    why = ("the tests need a GPU" if any(o.get("needs_gpu") for o in waiting)
+    why = ("some exercises need more GPUs than a grading lane has"
+           if any(o.get("more_gpus") for o in waiting)
+           else "the tests need a GPU" if any(o.get("needs_gpu") for o in waiting)
            else "some tests are to be run again")
     if "**Not graded yet: %s.**" % why not in feedback:
         problems.append("the feedback does not say 'Not graded yet: %s'" % why)

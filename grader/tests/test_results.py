@@ -93,6 +93,21 @@ class NotGradedYet(unittest.TestCase):
         self.assertIn("| ch01-memory/directions | 0/5 | missing |", text)  # decided: it counts
         self.assertIn("WAIT  ch01-memory/roundtrip        \u2013/2 tests  \u2013/5 points", text)
 
+    def test_an_exercise_needing_more_gpus_waits_and_says_why(self):
+        import student_grading  # the record of a test host that saw too few GPUs
+        run = type("Run", (), {"timed_out": False, "returncode": 1})()
+        outcome = student_grading.outcome_of_record(
+            EXERCISE, {"status": "too_few_gpus", "note": "it needs 2 GPUs and this machine has 1",
+                       "tests": [], "seconds": 0}, run, 60, 2, "")
+        self.assertFalse(outcome.complete)
+        self.assertTrue(outcome.to_json()["more_gpus"])
+        waiting = record(outcome, results.Outcome(OTHER, "missing"), student="carol")
+        self.assertEqual(waiting.waiting_for,
+                         "some exercises need more GPUs than a grading lane has")
+        self.assertIn("**Not graded yet: some exercises need more GPUs than a grading lane has.**",
+                      results.feedback(waiting))
+        self.assertIn("it needs 2 GPUs and this machine has 1", results.feedback(waiting))
+
     def test_tests_to_run_again_are_not_blamed_on_the_gpu(self):
         spoiled = record(results.Outcome(EXERCISE, "not_graded", tests(True, False)))
         self.assertIn("**Not graded yet: some tests are to be run again.**",

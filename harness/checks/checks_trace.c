@@ -45,25 +45,45 @@ const char *nth_call_name(traced_function function, size_t n)
 #define WAITED_DELAY_MS 20.0
 
 static void check_every_failure(const char *function_name, traced_action action, void *context,
-                                bool waits);
+                                bool waits, int caller_device);
 
 void expect_every_failure_handled(const char *function_name, traced_action action, void *context)
 {
-    check_every_failure(function_name, action, context, false);
+    check_every_failure(function_name, action, context, false, -1);
 }
 
 void expect_every_failure_handled_and_waited_for(const char *function_name, traced_action action,
                                                  void *context)
 {
-    check_every_failure(function_name, action, context, true);
+    check_every_failure(function_name, action, context, true, -1);
+}
+
+void expect_every_failure_handled_on_device(const char *function_name, traced_action action,
+                                            void *context, int caller_device, bool waits)
+{
+    check_every_failure(function_name, action, context, waits, caller_device);
+}
+
+/* Whether the caller's GPU is current again after a run, or could not be: the test made the very
+ * cudaSetDevice that would have made it current fail. */
+static bool callers_device_back(int caller_device)
+{
+    for (size_t n = 1; n <= trace_count_of(TRACED_cudaSetDevice); n++) {
+        const traced_call *set = trace_nth(TRACED_cudaSetDevice, n);
+        if (set->injected && set->devices[0] == caller_device)
+            return true;
+    }
+    return harness_current_device() == caller_device;
 }
 
 static void check_every_failure(const char *function_name, traced_action action, void *context,
-                                bool waits)
+                                bool waits, int caller_device)
 {
     trace_start();
     trace_stop();
     cudaError_t err;
+    if (caller_device >= 0)
+        harness_set_device(caller_device);
     TRACED_RUN(err = action(context));
     ck_assert_msg(err == cudaSuccess,
                   "%s returned %s before the test made anything fail. The calls it made were:%s",
@@ -97,6 +117,8 @@ static void check_every_failure(const char *function_name, traced_action action,
         trace_inject_failure(points[p].function, points[p].nth, injected);
         if (waits)
             trace_delay_first_async_copies(1, WAITED_DELAY_MS);
+        if (caller_device >= 0)
+            harness_set_device(caller_device);
         TRACED_RUN(err = action(context));
         /* A wait the test made fail did not wait: what it was to wait for is still running,
          * and nothing else is the code's to do about it. */
@@ -118,6 +140,10 @@ static void check_every_failure(const char *function_name, traced_action action,
                       "was told the call had ended. The calls:%s",
                       description, busy_ms, WAITED_DELAY_MS, trace_summary());
         expect_everything_released(description);
+        ck_assert_msg(caller_device < 0 || callers_device_back(caller_device),
+                      "%s GPU %d was current, where the caller had made GPU %d current: put the "
+                      "caller's device back on the error paths too. The calls:%s",
+                      description, harness_current_device(), caller_device, trace_summary());
     }
 }
 
@@ -241,6 +267,16 @@ static void describe_call(const traced_call *call, char *text, size_t size)
         harness_append_text(text, size, &used, "(%zu bytes of %s, %s, %s)", call->bytes,
                             memory_location_name(call->dst_location), mem_advice_name(call->advice),
                             mem_location_words(call->location));
+    else if (call->function == TRACED_cudaMemcpyPeer ||
+             call->function == TRACED_cudaMemcpyPeerAsync)
+        harness_append_text(text, size, &used, "(%zu bytes, GPU %d to GPU %d)", call->bytes,
+                            call->devices[1], call->devices[0]);
+    else if (call->function == TRACED_cudaSetDevice ||
+             call->function == TRACED_cudaDeviceEnablePeerAccess ||
+             call->function == TRACED_cudaDeviceDisablePeerAccess)
+        harness_append_text(text, size, &used, "(%d)", call->devices[0]);
+    else if (call->function == TRACED_cudaDeviceCanAccessPeer)
+        harness_append_text(text, size, &used, "(%d, %d)", call->devices[0], call->devices[1]);
     else if (call->bytes)
         harness_append_text(text, size, &used, "(%zu bytes)", call->bytes);
     if (call->flags)
@@ -248,6 +284,14 @@ static void describe_call(const traced_call *call, char *text, size_t size)
     if (call->stream != NULL && call->function != TRACED_cudaStreamCreate &&
         call->function != TRACED_cudaStreamCreateWithFlags)
         harness_append_text(text, size, &used, " on a stream");
+    /* Said where there are several GPUs: for the calls about them, and any other call that was
+     * not made on the first. */
+    const bool about_gpus = call->function == TRACED_cudaDeviceEnablePeerAccess ||
+                            call->function == TRACED_cudaDeviceDisablePeerAccess ||
+                            call->function == TRACED_cudaMemcpyPeer ||
+                            call->function == TRACED_cudaMemcpyPeerAsync;
+    if (call->current_device != 0 || about_gpus)
+        harness_append_text(text, size, &used, " with GPU %d current", call->current_device);
     harness_append_text(text, size, &used, " -> %s%s", cudaGetErrorName(call->result),
                         call->injected     ? " (injected by the test)"
                         : call->over_limit ? " (over the memory a test program may hold here)"

@@ -202,9 +202,24 @@ void *harness_learner_buffer(void *h_buffer, size_t bytes, const char *what)
 
 void *harness_device_alloc(size_t bytes)
 {
-    void *d_buffer = remote_device_alloc(bytes);
+    return harness_device_alloc_on(0, bytes);
+}
+
+void *harness_device_alloc_on(int device, size_t bytes)
+{
+    void *d_buffer = remote_device_alloc(device, bytes);
     poison_device(d_buffer, bytes);
     return d_buffer;
+}
+
+int harness_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        count = 0;
+    }
+    return count;
 }
 
 void harness_device_free(void *d_buffer)
@@ -229,8 +244,11 @@ void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind 
     CUDA_CHECK(cudaMemcpy(harness_view(dst, bytes), harness_view(src, bytes), bytes, kind));
     /* A pageable copy returns before its bytes land; the learner's code, in another context,
      * must find them there. */
-    if (remote_device_view(dst, bytes) != NULL)
+    if (remote_device_view(dst, bytes) != NULL) {
+        remote_on_device_of(dst, bytes);
         CUDA_CHECK(cudaDeviceSynchronize());
+        remote_on_device(0);
+    }
 }
 
 double harness_synchronize_untraced(void)
@@ -266,8 +284,10 @@ void poison_host(void *h_buffer, size_t bytes)
 
 void poison_device(void *d_buffer, size_t bytes)
 {
+    remote_on_device_of(d_buffer, bytes);
     CUDA_CHECK(cudaMemset(harness_view(d_buffer, bytes), POISON_BYTE, bytes));
     CUDA_CHECK(cudaDeviceSynchronize());
+    remote_on_device(0);
 }
 
 void repeat_period(void *buffer, size_t period, size_t bytes)
@@ -298,6 +318,21 @@ void harness_note(const char *format, ...)
 const char *harness_test_note(void)
 {
     return test_note;
+}
+
+void harness_set_device(int device)
+{
+    remote_set_device(device);
+}
+
+int harness_current_device(void)
+{
+    return remote_current_device();
+}
+
+cudaError_t harness_last_error(void)
+{
+    return remote_last_error();
 }
 
 size_t harness_thread_count(void)

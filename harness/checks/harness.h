@@ -41,6 +41,11 @@ typedef struct course_exercise {
 #define COURSE_EXERCISE(title, hint)                                                               \
     const course_exercise course_exercise_info = {COURSE_EXERCISE_ID, title, hint}
 
+/* An exercise about several GPUs says how many its tests need. Where the machine has fewer, its
+ * tests that need a GPU are not run, and the exercise is reported as skipped (too_few_gpus),
+ * never as passed or failed. Without it, an exercise needs one. */
+#define COURSE_EXERCISE_NEEDS_GPUS(count) const int course_exercise_gpus = (count)
+
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's
  * code left early (a longjmp, a return from a signal handler) does not. */
@@ -89,6 +94,8 @@ void *harness_host_alloc(size_t bytes);    /* pageable host memory the learner's
 void *harness_pinned_alloc(size_t bytes);  /* the same, pinned (in both processes) */
 void *harness_private_alloc(size_t bytes); /* the checker's alone: what results are compared with */
 void *harness_device_alloc(size_t bytes);  /* the worker's device memory */
+void *harness_device_alloc_on(int device, size_t bytes); /* the same, on GPU `device` */
+int harness_device_count(void); /* the GPUs the test sees, the learner's code the same */
 /* The checker's, after each test (checker_main.c): the test's buffers given back, and the
  * patterns it filled them with forgotten (harness_results.c). */
 void harness_release_buffers(void);
@@ -218,6 +225,11 @@ void expect_every_failure_handled(const char *function_name, traced_action actio
  * first copy it queues is held up each time, and the GPU must be idle when it returns. */
 void expect_every_failure_handled_and_waited_for(const char *function_name, traced_action action,
                                                  void *context);
+/* Either of them (`waits`), each run made with GPU `caller_device` current, as its caller would
+ * have it: after each run that GPU must be current again, unless the test made the very
+ * cudaSetDevice that would have put it back fail. */
+void expect_every_failure_handled_on_device(const char *function_name, traced_action action,
+                                            void *context, int caller_device, bool waits);
 
 /* What the code under test prints (checks_output.c): between begin and end, standard output
  * and standard error go to temporary files, whose text end() hands back. */
@@ -317,6 +329,15 @@ const char *trace_timeline(void);
 typedef enum harness_hold { HOLD_NOTHING, HOLD_COPIES, HOLD_KERNELS } harness_hold;
 void harness_hold_next_run(harness_hold what, double milliseconds);
 const char *harness_held_words(harness_hold what, double milliseconds, const char *kernel);
+
+/* Several GPUs: harness_set_device makes a GPU current for the code under test, as its caller's
+ * own code would before calling it; harness_current_device says which GPU is current in the
+ * code's process (evidence, like the trace). Each test starts with the first GPU current. */
+void harness_set_device(int device);
+int harness_current_device(void);
+/* What cudaPeekAtLastError says in the code's process after its last call: an error it met
+ * and did not clear, which the next cudaGetLastError there would report (evidence). */
+cudaError_t harness_last_error(void);
 
 /* The threads the code under test has started and not ended, as the worker counts them (those
  * named like the program: a new thread inherits the name; the CUDA runtime's own named threads

@@ -52,6 +52,7 @@ typedef struct command {
 
 typedef struct hello {
     int32_t gpu_ok;
+    int32_t devices;    /* the GPUs it sees */
     char why[256];      /* when there is no GPU */
     double turn_wait_s; /* waiting for COURSE_CONTEXT_LOCK */
     double making_s;    /* making the context */
@@ -111,11 +112,18 @@ void remote_test_begin(void);     /* forgets what the last test printed */
 int remote_workers_started(void);
 
 /* The harness's operations on the test's behalf (harness.c calls them). */
-void *remote_device_alloc(size_t bytes);         /* the worker's device memory, opened here */
+/* The worker's device memory on GPU `device`, opened here. */
+void *remote_device_alloc(int device, size_t bytes);
 void remote_device_free(void *d_buffer);
 /* The checker's own view of the worker's device memory at [ptr, ptr + bytes): the same memory,
  * opened by IPC; NULL when it lies in no buffer of the test's. */
 void *remote_device_view(const void *ptr, size_t bytes);
+/* The GPU that memory lives on; -1 when it lies in no buffer of the test's. */
+int remote_device_of(const void *ptr, size_t bytes);
+/* Makes `device` the checker's current GPU (0 between the harness's own steps); or the one
+ * that holds the test's device memory at [ptr, ptr + bytes). */
+void remote_on_device(int device);
+void remote_on_device_of(const void *ptr, size_t bytes);
 void remote_register(void *h_buffer, size_t bytes); /* pinned in the worker, kept so */
 cudaStream_t remote_stream_create(unsigned int flags);
 /* NULL: the whole device, and then the milliseconds the device took to become idle. */
@@ -125,6 +133,9 @@ void remote_settle(void);
 cudaError_t remote_keep_busy(cudaStream_t stream, double milliseconds);
 memory_location remote_locate(const void *ptr);
 size_t remote_threads(void);
+void remote_set_device(int device); /* current for the learner's code, as its caller made it */
+int remote_current_device(void);    /* current in the learner's process: evidence */
+cudaError_t remote_last_error(void); /* cudaPeekAtLastError there, after the call: evidence */
 /* Closes the checker's views of the test's device buffers (the worker frees them at its tidy). */
 void remote_forget_device_buffers(void);
 

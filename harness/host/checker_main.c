@@ -78,12 +78,13 @@ static void append_output(char *message, size_t size)
         message[--used] = '\0';
 }
 
-static void send_hello(int reply_fd, bool gpu_ok, const char *why, double turn_wait_s,
+static void send_hello(int reply_fd, bool gpu_ok, int devices, const char *why, double turn_wait_s,
                        double making_s)
 {
     hello h;
     memset(&h, 0, sizeof h);
     h.gpu_ok = gpu_ok;
+    h.devices = devices;
     h.turn_wait_s = turn_wait_s;
     h.making_s = making_s;
     snprintf(h.why, sizeof h.why, "%s", why);
@@ -123,13 +124,13 @@ static bool checker_open(int reply_fd, bool use_cuda)
 {
     char why[256] = "";
     double turn_wait_s = 0, making_s = 0;
+    int count = 0;
     checker.arena = arena_create(why, sizeof why);
     if (checker.arena < 0 || !arena_map(checker.arena, why, sizeof why)) {
-        send_hello(reply_fd, false, why, 0, 0);
+        send_hello(reply_fd, false, 0, why, 0, 0);
         return false;
     }
     if (use_cuda) {
-        int count = 0;
         const double asked = checker_now_s();
         gpu_share_take_context_turn(&checker.context_turns);
         const double making = checker_now_s();
@@ -142,11 +143,11 @@ static bool checker_open(int reply_fd, bool use_cuda)
                 no_device_reason(err, why, sizeof why);
             else
                 snprintf(why, sizeof why, "the CUDA runtime found no device");
-            send_hello(reply_fd, false, why, turn_wait_s, making_s);
+            send_hello(reply_fd, false, 0, why, turn_wait_s, making_s);
             return false;
         }
     }
-    send_hello(reply_fd, true, "", turn_wait_s, making_s);
+    send_hello(reply_fd, true, count, "", turn_wait_s, making_s);
     return true;
 }
 
@@ -190,6 +191,7 @@ static bool checker_run(const command *c, int reply_fd)
     checker.not_graded_why[0] = '\0';
     checker.timed = test->timed;
     checker.in_test = true;
+    remote_on_device(0); /* a test that failed on another GPU's buffer left it current */
     remote_test_begin();
     enum verdict verdict = run_test(e, test, message, sizeof message);
     checker.in_test = false;

@@ -32,7 +32,9 @@ typedef struct exercise_entry {
     const char *report_path; /* --report: where its block goes */
     const char *learner;     /* --learner: the learner's module */
     bool skip_timed;
-    bool gpu_absent; /* no GPU: only its COURSE_HOST_TESTs run, in a checker without CUDA */
+    bool gpu_absent;      /* no GPU: only its COURSE_HOST_TESTs run, in a checker without CUDA */
+    int gpus_needed;      /* COURSE_EXERCISE_NEEDS_GPUS, else 1 */
+    int gpus_seen;        /* where fewer than needed: how many the checker saw, else 0 */
     void *module;         /* dlopen's handle */
     char unloadable[512]; /* why a module could not be loaded; "" when it was */
 } exercise_entry;

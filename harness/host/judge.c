@@ -33,6 +33,7 @@ typedef struct checker_process {
 
 static int result_fd = -1; /* make grade's channel, held by the judge alone */
 static checker_process the_checker = {0, -1, -1, -1};
+static int checker_devices; /* the GPUs the running checker saw */
 static int checkers_started, workers_replaced;
 static size_t printed_total; /* bytes the learner's code printed in this exercise's tests */
 
@@ -205,8 +206,10 @@ static int checker_ready(test_outcome *outcome, bool use_cuda, char *why, size_t
               "making it)",
               checkers_started, checker_now_s() - starting, got == 1 ? h.turn_wait_s : 0,
               got == 1 ? h.making_s : 0);
-    if (got == 1 && h.gpu_ok)
+    if (got == 1 && h.gpu_ok) {
+        checker_devices = h.devices;
         return 1;
+    }
     stop_checker(k, false);
     if (got == 1)
         snprintf(why, why_size, "%s", h.why);
@@ -364,6 +367,13 @@ bool judge_run_exercise(int x, test_outcome *outcomes, double timeout, bool use_
             return false;
         if (ready == 0)
             continue;
+        if (use_cuda && checker_devices < e->gpus_needed && !e->tests[t].host_only) {
+            e->gpus_seen = checker_devices;
+            outcomes[t].needs_gpu = true;
+            snprintf(outcomes[t].message, sizeof outcomes[t].message, "not run: it needs %d GPUs",
+                     e->gpus_needed);
+            continue;
+        }
         reply r;
         double deadline = 0;
         test_times times = {0, 0, 0, 0, 0, false};

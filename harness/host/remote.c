@@ -86,14 +86,24 @@ typedef struct device_view {
     uintptr_t theirs; /* the worker's address, which the test holds */
     void *mine;       /* the same memory, opened here */
     size_t bytes;
+    int device; /* the GPU it lives on */
 } device_view;
 static device_view views[MAX_DEVICE_BUFFERS];
 static size_t view_count;
 
-void *remote_device_alloc(size_t bytes)
+/* The checker works on the first GPU; memory of another is opened, set and waited for with
+ * that one current (remote_on_device), then the first is current again. */
+void remote_on_device(int device)
+{
+    if (checker.use_cuda && cudaSetDevice(device) != cudaSuccess)
+        (void)cudaGetLastError(); /* the call that follows says what is wrong */
+}
+
+void *remote_device_alloc(int device, size_t bytes)
 {
     ck_assert_msg(view_count < MAX_DEVICE_BUFFERS, "the test allocated too many device buffers");
-    remote_reply reply = operation(OP_DEVICE_ALLOC, bytes, 0, 0, "allocate device memory");
+    remote_reply reply =
+        operation(OP_DEVICE_ALLOC, bytes, (uint64_t)device, 0, "allocate device memory");
     if (reply.error != cudaSuccess) {
         if (reply.error == cudaErrorMemoryAllocation)
             checker_not_graded("the GPU had no room for the test's own buffers");
@@ -103,7 +113,9 @@ void *remote_device_alloc(size_t bytes)
     }
     void *mine = NULL;
     if (checker.use_cuda) {
+        remote_on_device(device);
         cudaError_t err = cudaIpcOpenMemHandle(&mine, reply.handle, cudaIpcMemLazyEnablePeerAccess);
+        remote_on_device(0);
         if (err != cudaSuccess) {
             (void)cudaGetLastError();
             ck_abort_msg("the test could not open its device buffer in its checking process: %s "
@@ -111,25 +123,46 @@ void *remote_device_alloc(size_t bytes)
                          error_text(err));
         }
     }
-    views[view_count++] = (device_view){(uintptr_t)reply.value, mine, bytes};
+    views[view_count++] = (device_view){(uintptr_t)reply.value, mine, bytes, device};
     watch.test_buffers += bytes;
     return (void *)(uintptr_t)reply.value;
 }
 
-void *remote_device_view(const void *ptr, size_t bytes)
+/* The test's buffer that holds [ptr, ptr + bytes), if any. */
+static const device_view *view_holding(const void *ptr, size_t bytes)
 {
     const uintptr_t p = (uintptr_t)ptr;
     for (size_t i = 0; i < view_count; i++)
         if (p >= views[i].theirs && p - views[i].theirs <= views[i].bytes &&
             bytes <= views[i].bytes - (p - views[i].theirs))
-            return (char *)views[i].mine + (p - views[i].theirs);
+            return &views[i];
     return NULL;
+}
+
+void *remote_device_view(const void *ptr, size_t bytes)
+{
+    const device_view *view = view_holding(ptr, bytes);
+    return view != NULL ? (char *)view->mine + ((uintptr_t)ptr - view->theirs) : NULL;
+}
+
+int remote_device_of(const void *ptr, size_t bytes)
+{
+    const device_view *view = view_holding(ptr, bytes);
+    return view != NULL ? view->device : -1;
+}
+
+void remote_on_device_of(const void *ptr, size_t bytes)
+{
+    const int device = remote_device_of(ptr, bytes);
+    remote_on_device(device < 0 ? 0 : device);
 }
 
 static void close_view(size_t i)
 {
+    remote_on_device(views[i].device);
     if (views[i].mine != NULL && cudaIpcCloseMemHandle(views[i].mine) != cudaSuccess)
         (void)cudaGetLastError();
+    remote_on_device(0);
     watch.test_buffers -= views[i].bytes < watch.test_buffers ? views[i].bytes : watch.test_buffers;
     views[i] = views[--view_count];
 }
@@ -210,6 +243,28 @@ memory_location remote_locate(const void *ptr)
 memory_location trace_locate(const void *ptr)
 {
     return remote_locate(ptr);
+}
+
+void remote_set_device(int device)
+{
+    remote_reply reply =
+        operation(OP_SET_DEVICE, (uint64_t)device, 0, 0, "make a GPU current for your code");
+    if (reply.error != cudaSuccess)
+        ck_abort_msg("the test could not make GPU %d current for your code: %s (a problem of the "
+                     "machine or the course, not of your code)",
+                     device, error_text((cudaError_t)reply.error));
+}
+
+int remote_current_device(void)
+{
+    trace_evidence_read = true;
+    return (int)operation(OP_CURRENT_DEVICE, 0, 0, 0, "ask which GPU is current").value;
+}
+
+cudaError_t remote_last_error(void)
+{
+    trace_evidence_read = true;
+    return (cudaError_t)operation(OP_LAST_ERROR, 0, 0, 0, "ask for the last error").value;
 }
 
 size_t remote_threads(void)
@@ -306,6 +361,7 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     settings.host_copy_delay_ms = trace_delay.host_milliseconds;
     settings.kernel_delay_ms = trace_delay.kernel_milliseconds;
     settings.prefetches_skipped = trace_delay.prefetches_skipped;
+    settings.peers_unreachable = trace_delay.peers_unreachable;
     settings.room = TRACE_CAPACITY - trace_recorded;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++) {
         settings.made[f] = trace_made[f];

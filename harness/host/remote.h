@@ -58,7 +58,7 @@ bool remote_in_arena(const void *ptr, size_t bytes);
 typedef enum remote_op {
     OP_LOAD = 1,      /* exercise's learner module: payload = its path */
     OP_CALL,          /* exercise, function: payload = remote_trace_settings, then the arguments */
-    OP_DEVICE_ALLOC,  /* a = bytes: value = pointer, handle = its IPC handle */
+    OP_DEVICE_ALLOC,  /* a = bytes, b = device: value = pointer, handle = its IPC handle */
     OP_DEVICE_FREE,   /* a = pointer */
     OP_REGISTER,      /* a = pointer, b = bytes: the test's pinned buffer, kept registered */
     OP_STREAM_CREATE, /* a = flags: value = the stream */
@@ -69,6 +69,9 @@ typedef enum remote_op {
     OP_LOCATE,             /* a = pointer: value = its memory_location */
     OP_THREADS,            /* value = the threads the learner's code may have started */
     OP_TIDY,               /* after a test: value = fresh_start reasons */
+    OP_SET_DEVICE,         /* a = device: made current, untraced, as a caller's code would */
+    OP_CURRENT_DEVICE,     /* value = the current device (the worker's word) */
+    OP_LAST_ERROR,         /* value = what cudaPeekAtLastError says on the learner's thread */
     OP_QUIT
 } remote_op;
 
@@ -95,6 +98,7 @@ typedef struct remote_trace_settings {
     double host_copy_delay_ms;   /* the learner's large memcpy calls held up (worker_libc.c) */
     double kernel_delay_ms;      /* the learner's gpu_work kernels held up */
     uint32_t prefetches_skipped; /* trace_skip_prefetches */
+    uint32_t peers_unreachable;  /* trace_deny_peer_access */
     uint64_t room;               /* records the checker can still keep */
     uint64_t made[TRACED_FUNCTION_COUNT];
     struct {

@@ -120,8 +120,10 @@ static void load_module(exercise_entry *e, const char *path)
     loading = NULL;
     const course_exercise *info = module ? dlsym(module, "course_exercise_info") : NULL;
     if (info != NULL) {
+        const int *gpus = dlsym(module, "course_exercise_gpus");
         e->info = info;
         e->module = module;
+        e->gpus_needed = gpus != NULL && *gpus > 1 ? *gpus : 1;
         /* A module named twice is loaded once: its constructors ran for the first entry. */
         for (int x = 0; e->count == 0 && x < host_entry_count; x++) {
             if (host_entries[x] != e && host_entries[x]->module == module) {
@@ -238,6 +240,15 @@ static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, c
         (void)judge_run_exercise(x, outcomes, timeout, false, unused, sizeof unused);
         e->options.not_started = is_not_started(e, outcomes);
         all_passed = report_no_gpu(&e->options, outcomes, e->count, why);
+    } else if (e->gpus_seen > 0) {
+        char need[64], why_here[128];
+        snprintf(need, sizeof need, "%d GPUs", e->gpus_needed);
+        snprintf(why_here, sizeof why_here, "it needs %d GPUs and this machine has %d",
+                 e->gpus_needed, e->gpus_seen);
+        /* An untouched stub is "not started" here too: the learner's progress says so. */
+        e->options.not_started = is_not_started(e, outcomes);
+        all_passed =
+            report_not_run(&e->options, outcomes, e->count, "too_few_gpus", need, why_here);
     } else if (e->unloadable[0] != '\0' && e->count > 0 && !outcomes[0].passed &&
                strcmp(outcomes[0].message, e->unloadable) == 0) {
         report_unloadable(&e->options, e->unloadable);
@@ -357,6 +368,7 @@ static void settle_entries(const char *program, const report_options *shared, bo
         report_options own = e->options;
         e->options = *shared;
         e->options.exercise = e->info;
+        e->options.gpus_needed = e->gpus_needed;
         e->options.source = own.source;
         e->options.json_path = own.json_path;
         e->options.fields_path = own.fields_path;

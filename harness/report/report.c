@@ -259,9 +259,10 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
         printf("      not started: open %s and replace its TODO\n", source);
 
     /* The tests, where they ran: each failure with its diagnostic (every test, when verbose). */
-    bool failures_shown = row->tests_shown && (sum.passed < count || options->verbose) &&
-                          (strcmp(status, "failed") == 0 || strcmp(status, "no_gpu") == 0 ||
-                           sum.passed > 0 || options->verbose);
+    bool failures_shown =
+        row->tests_shown && (sum.passed < count || options->verbose) &&
+        (strcmp(status, "failed") == 0 || strcmp(status, "no_gpu") == 0 ||
+         strcmp(status, "too_few_gpus") == 0 || sum.passed > 0 || options->verbose);
     /* A test that passed with a note (harness_note: how a measured speed compares, say) is
      * shown with it, failures or not. */
     for (int t = 0; row->tests_shown && t < count; t++) {
@@ -323,6 +324,12 @@ bool report_results(const report_options *options, const test_outcome *outcomes,
 bool report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why)
 {
+    return report_not_run(options, outcomes, count, "no_gpu", "a GPU", why);
+}
+
+bool report_not_run(const report_options *options, const test_outcome *outcomes, int count,
+                    const char *status_if_started, const char *need, const char *why)
+{
     int ran = 0;
     for (int t = 0; t < count; t++)
         ran += !outcomes[t].needs_gpu;
@@ -332,14 +339,19 @@ bool report_no_gpu(const report_options *options, const test_outcome *outcomes, 
      * says once for all (the JSON record's note). */
     char what[160];
     if (ran == 0)
-        snprintf(what, sizeof what, "not run: %s tests need a GPU", count == 1 ? "its" : "all its");
+        snprintf(what, sizeof what, "not run: %s tests need %s", count == 1 ? "its" : "all its",
+                 need);
     else
-        snprintf(what, sizeof what, "%d of its %d tests need a GPU and did not run; the other %d did",
-                 count - ran, count, ran);
+        snprintf(what, sizeof what, "%d of its %d tests need %s and did not run; the other %d did",
+                 count - ran, count, need, ran);
     const char *details[] = {what};
-    const char *status = options->not_started ? "not_started" : "no_gpu";
+    const char *status = options->not_started ? "not_started" : status_if_started;
     report_block(options, outcomes, count, status, details, options->not_started ? 0 : 1, NULL);
-    write_json(options, outcomes, count, status, why); /* the note: why there is no GPU */
+    /* The note: why the tests did not run. An untouched stub's note says there is no GPU at all
+     * (make check says so once); a stub of an exercise that needs more GPUs says nothing of the
+     * machine. */
+    const bool machine_said = !options->not_started || strcmp(status_if_started, "no_gpu") == 0;
+    write_json(options, outcomes, count, status, machine_said ? why : NULL);
     /* The tally counts the tests that ran: those that did not are neither passed nor failed. */
     append_tally(options, status, add_up(outcomes, count), ran);
     return false;
@@ -362,6 +374,8 @@ void report_rubric(const report_options *options, const test_outcome *outcomes, 
     putchar('\t');
     text_write_escaped(stdout, options->exercise->hint);
     putchar('\n');
+    if (options->gpus_needed > 1)
+        printf("gpus\t%s\t%d\n", options->exercise->id, options->gpus_needed);
     for (int t = 0; t < count; t++)
         printf("test\t%s\t%d\t%s\t%s\n", options->exercise->id, outcomes[t].points,
                outcomes[t].sentence,
@@ -387,8 +401,8 @@ int report_progress(const char *tally_path, bool color)
         perror(tally_path);
         return 2;
     }
-    int exercises = 0, done = 0, not_started = 0, no_gpu = 0, passed = 0, failed = 0,
-        points = 0, max = 0;
+    int exercises = 0, done = 0, not_started = 0, no_gpu = 0, too_few_gpus = 0, passed = 0,
+        failed = 0, points = 0, max = 0;
     char id[256], only[256] = "", status[64];
     int p, t, pts, maxp;
     while (fscanf(in, "%255s %63s %d %d %d %d", id, status, &p, &t, &pts, &maxp) == 6) {
@@ -398,6 +412,7 @@ int report_progress(const char *tally_path, bool color)
         const bool untouched = strcmp(status, "not_started") == 0 || strcmp(status, "missing") == 0;
         not_started += untouched;
         no_gpu += strcmp(status, "no_gpu") == 0;
+        too_few_gpus += strcmp(status, "too_few_gpus") == 0;
         if (!untouched) {
             passed += p;
             failed += t - p;
@@ -413,11 +428,15 @@ int report_progress(const char *tally_path, bool color)
     if (no_gpu > 0)
         snprintf(others + strlen(others), sizeof others - strlen(others), ", %d waiting for a GPU",
                  no_gpu);
+    if (too_few_gpus > 0)
+        snprintf(others + strlen(others), sizeof others - strlen(others),
+                 ", %d needing more GPUs than this machine has", too_few_gpus);
     if (exercises == 1)
         printf("\n%sProgress: %s %s, %d of %d points%s\n", paint(&options, BOLD), only,
                done          ? "done"
                : not_started ? "not started"
                : no_gpu      ? "waiting for a GPU"
+               : too_few_gpus ? "not run: it needs more GPUs than this machine has"
                              : "not done yet",
                points, max, paint(&options, RESET));
     else

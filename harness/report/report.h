@@ -27,6 +27,7 @@ bool test_counts(const test_outcome *outcomes, int count, int t);
 
 typedef struct report_options {
     const course_exercise *exercise;
+    int gpus_needed;        /* COURSE_EXERCISE_NEEDS_GPUS, where more than one */
     const char *source;     /* the learner's file, named in the report */
     const char *json_path;  /* where the machine-readable result goes, if anywhere */
     const char *fields_path; /* the same record as lines for the shell (report.c), if anywhere */
@@ -54,6 +55,11 @@ void report_block(const report_options *options, const test_outcome *outcomes, i
 bool report_results(const report_options *options, const test_outcome *outcomes, int count);
 bool report_no_gpu(const report_options *options, const test_outcome *outcomes, int count,
                    const char *why);
+/* The same for tests that did not run for want of something else the machine lacks: status
+ * (too_few_gpus, say) unless the file is an untouched stub, `need` as the block says it ("2
+ * GPUs"), `why` the note of the JSON record. */
+bool report_not_run(const report_options *options, const test_outcome *outcomes, int count,
+                    const char *status_if_started, const char *need, const char *why);
 /* An exercise whose learner module the worker could not load (status "unloadable" in JSON):
  * `why` is the whole sentence. */
 void report_unloadable(const report_options *options, const char *why);

@@ -7,9 +7,11 @@
 # order the runner runs them in), fields separated by tabs:
 #
 #   exercise  chNN-slug/NAME  TITLE   HINT
+#   gpus      chNN-slug/NAME  COUNT     (only where COURSE_EXERCISE_NEEDS_GPUS says more than 1)
 #   test      chNN-slug/NAME  POINTS  SENTENCE  timed|untimed|host
 #
-# (host: COURSE_HOST_TEST, a test that needs no GPU.)
+# (host: COURSE_HOST_TEST, a test that needs no GPU. gpus: how many GPUs its tests need at least;
+# where the machine has fewer they do not run.)
 #
 # TITLE and HINT are the C string literals of COURSE_EXERCISE(title, hint) with their escapes
 # read; in the output a backslash, a tab and a newline are written \\, \t and \n. A test's
@@ -70,6 +72,8 @@ function finish_file(    i) {
     if (FILENAME_SEEN == "")
         return
     read_exercise(source, id)
+    if (gpus > 1)
+        printf "gpus\t%s\t%d\n", id, gpus
     if (test_count == 0)
         fail("no COURSE_TEST(name, points)")
     for (i = 1; i <= test_count; i++)
@@ -85,6 +89,13 @@ FNR == 1 {
     sub(/\.c$/, "", id)
     source = ""
     test_count = 0
+    gpus = 1
+}
+
+/^COURSE_EXERCISE_NEEDS_GPUS\([0-9]+\)/ {
+    line = $0
+    sub(/^COURSE_EXERCISE_NEEDS_GPUS\(/, "", line)
+    gpus = line + 0
 }
 
 { source = source $0 "\n" }

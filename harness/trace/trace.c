@@ -93,6 +93,7 @@ void trace_start(void)
     trace_delay.host_milliseconds = 0;
     trace_delay.kernel_milliseconds = 0;
     trace_delay.prefetches_skipped = false;
+    trace_delay.peers_unreachable = false;
     tracing = true;
 }
 
@@ -182,6 +183,11 @@ void trace_delay_kernels(double milliseconds)
 void trace_skip_prefetches(bool skip)
 {
     trace_delay.prefetches_skipped = skip;
+}
+
+void trace_deny_peer_access(bool deny)
+{
+    trace_delay.peers_unreachable = deny;
 }
 
 void trace_delay_first_async_copies(size_t copies, double milliseconds)

@@ -69,6 +69,11 @@ typedef struct traced_call {
     /* cudaMemPrefetchAsync: where to; cudaMemAdvise: the advice and whom it names. */
     struct cudaMemLocation location;
     enum cudaMemoryAdvise advice;
+    /* The device current when the call was made (cudaGetDevice), and the devices it names:
+     * cudaSetDevice [device]; cudaDeviceCanAccessPeer [device, peer]; cudaDeviceEnablePeerAccess
+     * and _Disable [peer]; cudaMemcpyPeer and _Async [destination's, source's]. */
+    int current_device;
+    int devices[2];
     double host_ms; /* host clock when the call returned */
 } traced_call;
 
@@ -89,6 +94,7 @@ typedef struct trace_provocation {
     double host_milliseconds;   /* the learner's memcpy calls of 256 bytes or more; 0: none */
     double kernel_milliseconds; /* each gpu_work kernel the learner's code launches; 0: none */
     bool prefetches_skipped;    /* trace_skip_prefetches */
+    bool peers_unreachable;     /* trace_deny_peer_access */
 } trace_provocation;
 extern traced_call trace_calls[TRACE_CAPACITY];
 extern size_t trace_recorded, trace_dropped_calls;
@@ -119,10 +125,10 @@ void trace_inject_failure(traced_function function, size_t n, cudaError_t error)
 
 /* Holds the learner's streams up, so that what their code reads or reuses too early reads
  * poison or another chunk's data rather than, by luck, the right values. While tracing, before
- * each cudaMemcpyAsync that moves data in `direction` (as where its pointers live says, whatever
- * kind the call names; cudaMemcpyDefault: every one), the wrapper queues
- * gpu_work_keep_busy(its stream, milliseconds) on the call's stream; gpu_work_keep_busy is not
- * traced, so the trace and the learner's results see nothing else of it. 0 turns it off;
+ * each cudaMemcpyAsync (and cudaMemcpyPeerAsync) that moves data in `direction` (as where its
+ * pointers live says, whatever kind the call names; cudaMemcpyDefault: every one), the wrapper
+ * queues gpu_work_keep_busy(its stream, milliseconds) on the call's stream; gpu_work_keep_busy is
+ * not traced, so the trace and the learner's results see nothing else of it. 0 turns it off;
  * trace_start forgets it. A runtime whose streams run in call order (the course's stand-in)
  * cannot show what it provokes. */
 void trace_delay_async_copies(enum cudaMemcpyKind direction, double milliseconds);
@@ -146,6 +152,11 @@ void trace_delay_kernels(double milliseconds);
  * so a timed test can measure what its prefetches saved, whatever its host code costs, by
  * timing it both ways. trace_start forgets it. */
 void trace_skip_prefetches(bool skip);
+/* While tracing, cudaDeviceCanAccessPeer answers 0 for every pair, as on a machine whose GPUs
+ * cannot reach each other's memory (two GPUs on different PCIe root complexes, say): code that
+ * enables access without asking then meets the runtime's refusal, or would on such a machine.
+ * trace_start forgets it. */
+void trace_deny_peer_access(bool deny);
 
 /* The description of each call, from traced_calls.def. */
 const char *traced_function_name(traced_function function);

@@ -72,6 +72,8 @@ cudaError_t __real_cudaMallocManaged(void **, size_t, unsigned int);
 cudaError_t __real_cudaMemPrefetchAsync(const void *, size_t, struct cudaMemLocation, unsigned int,
                                         cudaStream_t);
 cudaError_t __real_cudaDeviceSynchronize(void);
+cudaError_t __real_cudaSetDevice(int);
+cudaError_t __real_cudaDeviceDisablePeerAccess(int);
 cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
 cudaError_t __real_cudaStreamSynchronize(cudaStream_t);
 cudaError_t __real_cudaStreamDestroy(cudaStream_t);

@@ -237,6 +237,7 @@ static void apply_settings(const remote_trace_settings *settings)
     trace_delay.host_milliseconds = settings->host_copy_delay_ms;
     trace_delay.kernel_milliseconds = settings->kernel_delay_ms;
     trace_delay.prefetches_skipped = settings->prefetches_skipped != 0;
+    trace_delay.peers_unreachable = settings->peers_unreachable != 0;
     trace_delay_count_again();
     static bool kernel_loaded;
     if ((trace_delay.milliseconds > 0 || trace_delay.kernel_milliseconds > 0) && !kernel_loaded) {

@@ -23,9 +23,46 @@ static size_t test_stream_count;
 
 static struct {
     bool use_cuda;
+    int devices;        /* the GPUs this process sees */
     size_t threads;     /* after the context was made */
     size_t device_free; /* likewise */
 } state;
+
+/* Runs `action` with each GPU current in turn, then makes `back_to` current: what the learner's
+ * code left queued or enabled may be on any of them. The first error. */
+static cudaError_t on_every_device(cudaError_t (*action)(void), int back_to)
+{
+    cudaError_t first = cudaSuccess;
+    for (int device = 0; device < state.devices; device++) {
+        cudaError_t err = __real_cudaSetDevice(device);
+        if (err == cudaSuccess)
+            err = action();
+        if (first == cudaSuccess)
+            first = err;
+    }
+    (void)__real_cudaSetDevice(back_to);
+    return first;
+}
+
+/* The device the learner's code made current, which the harness's own work between its calls
+ * must leave so. */
+static int current_device(void)
+{
+    int device = 0;
+    return cudaGetDevice(&device) == cudaSuccess ? device : 0;
+}
+
+/* Peer access the learner's code enabled lasts as long as the context: each test starts with
+ * none, as each starts with the first device current. Errors are for pairs that had none. */
+static cudaError_t disable_peer_access_from_current(void)
+{
+    int device = current_device();
+    for (int peer = 0; peer < state.devices; peer++)
+        if (peer != device)
+            (void)__real_cudaDeviceDisablePeerAccess(peer);
+    (void)cudaGetLastError();
+    return cudaSuccess;
+}
 
 /* The threads of this process that the code under test may have started: those that bear the
  * program's own name. The CUDA runtime names its helper threads (cuda-EvtHandlr, ...) and
@@ -88,6 +125,8 @@ void worker_operations_start(bool use_cuda)
     state.use_cuda = use_cuda;
     if (use_cuda) {
         start_driver_threads();
+        if (cudaGetDeviceCount(&state.devices) != cudaSuccess || state.devices < 1)
+            state.devices = 1;
         size_t total = 0;
         (void)cudaMemGetInfo(&state.device_free, &total);
     }
@@ -114,16 +153,18 @@ static uint32_t tidy(bool check_device_memory, char *why, size_t size)
         (void)ledger_release_all(&complete);
         return thread_count() <= state.threads ? 0 : FRESH_THREADS_LEFT;
     }
-    cudaError_t err = __real_cudaDeviceSynchronize();
+    cudaError_t err = on_every_device(__real_cudaDeviceSynchronize, 0);
     if (err != cudaSuccess) {
         (void)cudaGetLastError(); /* an ordinary error clears; one that poisons stays */
-        err = __real_cudaDeviceSynchronize();
+        err = on_every_device(__real_cudaDeviceSynchronize, 0);
     }
     (void)cudaGetLastError();
     if (err != cudaSuccess) {
         (void)cuda_error_describe(err, why, size);
         return FRESH_POISONED;
     }
+    if (state.devices > 1)
+        (void)on_every_device(disable_peer_access_from_current, 0);
     bool complete = true;
     (void)ledger_release_all(&complete);
     while (test_stream_count > 0)
@@ -158,24 +199,32 @@ static cudaError_t settle(void)
     return err;
 }
 
+/* A device buffer of the test's on the GPU it names, with the IPC handle the checker opens it by;
+ * the learner's current device is left as it was. */
+static void allocate_test_buffer(const remote_request *request, remote_reply *reply)
+{
+    void *d = NULL;
+    const int was = current_device();
+    reply->error = __real_cudaSetDevice((int)request->b);
+    if (reply->error == cudaSuccess)
+        reply->error = __real_cudaMalloc(&d, (size_t)request->a);
+    if (reply->error == cudaSuccess)
+        reply->error = cudaIpcGetMemHandle(&reply->handle, d);
+    (void)__real_cudaSetDevice(was);
+    if (reply->error == cudaSuccess && test_buffer_count < MAX_HELD) {
+        test_buffers[test_buffer_count++] = d;
+        ledger_forget_given_back(d, (size_t)request->a); /* the test's now, not dangling */
+        reply->value = (uint64_t)(uintptr_t)d;
+    } else if (d != NULL) {
+        (void)__real_cudaFree(d);
+    }
+    (void)cudaGetLastError();
+}
+
 void worker_operation(const remote_request *request, remote_reply *reply, char *why, size_t size)
 {
     switch (request->op) {
-    case OP_DEVICE_ALLOC: {
-        void *d = NULL;
-        reply->error = __real_cudaMalloc(&d, (size_t)request->a);
-        if (reply->error == cudaSuccess)
-            reply->error = cudaIpcGetMemHandle(&reply->handle, d);
-        if (reply->error == cudaSuccess && test_buffer_count < MAX_HELD) {
-            test_buffers[test_buffer_count++] = d;
-            ledger_forget_given_back(d, (size_t)request->a); /* the test's now, not dangling */
-            reply->value = (uint64_t)(uintptr_t)d;
-        } else if (d != NULL) {
-            (void)__real_cudaFree(d);
-        }
-        (void)cudaGetLastError();
-        break;
-    }
+    case OP_DEVICE_ALLOC: allocate_test_buffer(request, reply); break;
     case OP_DEVICE_FREE: {
         void *d = (void *)(uintptr_t)request->a;
         forget(test_buffers, &test_buffer_count, d);
@@ -202,7 +251,7 @@ void worker_operation(const remote_request *request, remote_reply *reply, char *
     case OP_SYNCHRONIZE: {
         struct timespec before, after;
         clock_gettime(CLOCK_MONOTONIC, &before);
-        reply->error = __real_cudaDeviceSynchronize();
+        reply->error = on_every_device(__real_cudaDeviceSynchronize, current_device());
         clock_gettime(CLOCK_MONOTONIC, &after);
         reply->value = (uint64_t)((after.tv_sec - before.tv_sec) * 1000000 +
                                   (after.tv_nsec - before.tv_nsec) / 1000);
@@ -214,7 +263,7 @@ void worker_operation(const remote_request *request, remote_reply *reply, char *
         (void)cudaGetLastError();
         break;
     case OP_SETTLE:
-        reply->error = settle();
+        reply->error = on_every_device(settle, current_device());
         (void)cudaGetLastError();
         break;
     case OP_KEEP_BUSY:
@@ -230,6 +279,12 @@ void worker_operation(const remote_request *request, remote_reply *reply, char *
         break;
     }
     case OP_TIDY: reply->value = tidy(request->flags != 0, why, size); break;
+    case OP_SET_DEVICE:
+        reply->error = __real_cudaSetDevice((int)request->a);
+        (void)cudaGetLastError();
+        break;
+    case OP_CURRENT_DEVICE: reply->value = (uint64_t)current_device(); break;
+    case OP_LAST_ERROR: reply->value = (uint64_t)cudaPeekAtLastError(); break;
     default: reply->status = REMOTE_REFUSED;
     }
 }

@@ -3,11 +3,9 @@
 #include "trace.h"
 #include "worker.h"
 
-#include "gpu_work.h"
 #include "timing.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,36 +15,6 @@
 
 /* The checker's room for records, for this call: past it, calls are counted as dropped. */
 size_t trace_room = TRACE_CAPACITY;
-
-/* The copies held up so far in this call of the learner's (its threads may queue at once). */
-static atomic_size_t copies_delayed;
-
-void trace_delay_count_again(void)
-{
-    atomic_store(&copies_delayed, 0);
-}
-
-void trace_delay_copy(const traced_call *call)
-{
-    if (!trace_is_on() || trace_delay.milliseconds <= 0)
-        return;
-    if (trace_delay.direction != cudaMemcpyDefault &&
-        trace_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
-        return;
-    if (trace_delay.copies > 0 && atomic_fetch_add(&copies_delayed, 1) >= trace_delay.copies)
-        return;
-    /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
-     * delayed, and the failed launch must not look like the learner's error. */
-    if (gpu_work_keep_busy(call->stream, trace_delay.milliseconds) != cudaSuccess)
-        cudaGetLastError();
-}
-
-void trace_delay_kernel(const traced_call *call)
-{
-    if (trace_is_on() && trace_delay.kernel_milliseconds > 0 &&
-        gpu_work_keep_busy(call->stream, trace_delay.kernel_milliseconds) != cudaSuccess)
-        cudaGetLastError(); /* best effort, as for the copies */
-}
 
 /* The learner's code may call the runtime from several threads at once (chapter 3's
  * pageable_fast may): the counts, the trace and the ledger change under this lock. */

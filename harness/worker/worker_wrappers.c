@@ -10,51 +10,10 @@
 #include "gpu_work.h"
 #include "trace.h"
 #include "worker.h"
+#include "wrappers.h"
 
 #include <stdint.h>
 #include <string.h>
-
-#define DECLARE_REAL(ret, name, params) ret __real_##name params;
-
-/* Start a record for this call; `call`, `tracing`, `fail` and `error` are in scope afterwards. */
-#define BEGIN(name)                                                                                \
-    traced_call call;                                                                              \
-    memset(&call, 0, sizeof call);                                                                 \
-    call.function = TRACED_##name;                                                                 \
-    bool tracing = trace_is_on();                                                                  \
-    cudaError_t error = cudaSuccess;                                                               \
-    bool fail = tracing && trace_should_fail(TRACED_##name, &error)
-
-/* Pass the call on unless it is to fail, or uses what the harness gave back after an earlier
- * test (kept_past_its_test), record it, return its result. */
-#define FINISH(real_call)                                                                          \
-    do {                                                                                           \
-        if (!fail && kept_past_its_test(&call)) {                                                  \
-            fail = true;                                                                           \
-            error = cudaErrorInvalidResourceHandle;                                                \
-        }                                                                                          \
-        if (!fail)                                                                                 \
-            error = real_call;                                                                     \
-        call.result = error;                                                                       \
-        call.injected = fail && !call.over_limit;                                                  \
-        trace_record(&call, tracing);                                                              \
-        return error;                                                                              \
-    } while (0)
-
-/* An acquisition: run it unless it is to fail or would pass the program's memory limit, and keep
- * what its out-parameter received. */
-#define ACQUIRE(out, real_call)                                                                    \
-    do {                                                                                           \
-        if (!fail && ledger_over_limit(call.function, call.bytes)) {                               \
-            fail = call.over_limit = true;                                                         \
-            error = cudaErrorMemoryAllocation;                                                     \
-        }                                                                                          \
-        if (!fail) {                                                                               \
-            error = real_call;                                                                     \
-            call.handle = error == cudaSuccess && (out) ? (const void *)*(out) : NULL;             \
-        }                                                                                          \
-        FINISH(error);                                                                             \
-    } while (0)
 
 /* What a resource's own release call is, by the description of the resources. */
 static const char *release_call_of(trace_resource resource)
@@ -72,7 +31,7 @@ static const char *release_call_of(trace_resource resource)
 /* Whether the call uses a handle or memory that the harness gave back at the end of an earlier
  * test, because the learner's code had kept it (in a static variable, say) and never released
  * it: it is gone, and the call would use a dangling handle. The test fails saying so. */
-static bool kept_past_its_test(const traced_call *call)
+bool kept_past_its_test(const traced_call *call)
 {
     /* An acquisition uses no handle (and FINISH sees it once it is made); a registration is of
      * the caller's memory, which stays the caller's to use once it is unregistered. */
@@ -224,7 +183,7 @@ cudaError_t __wrap_cudaHostGetDevicePointer(void **d_ptr, void *h_ptr, unsigned 
 
 /* --- Copies and sets: where both ends live is looked up before the call runs ----------------- */
 
-static void locate_ends(traced_call *call, bool tracing, void *dst, const void *src, size_t bytes)
+void locate_ends(traced_call *call, bool tracing, void *dst, const void *src, size_t bytes)
 {
     call->dst = dst;
     call->src = src;

@@ -31,6 +31,12 @@ elif ! section_in_run 30-exercises; then
     skip "make grade's verdicts against make check's (skipped: the exercises' section is not in this run)"
 elif need_gpu "make grade's verdicts against make check's"; then
     rm -rf "$agreement" && mkdir -p "$agreement/class" "$agreement/mistakes"
+    # make grade gives each test program one GPU: an exercise whose tests need more is never
+    # graded there, and is left out of the class (its files would keep it from being complete).
+    many_gpus=$(awk -f harness/report/rubric.awk tests/*/*.c | awk -F '\t' '$1 == "gpus" && $3 > 1 { print $2 }')
+    for exercise in $many_gpus; do
+        skip "make grade's verdicts on $exercise against make check's (skipped: its tests need more GPUs than make grade gives a test program, which is one)"
+    done
     # The class: one student with the solutions, then a student per k-th variant; the known
     # mistakes in a class of their own, graded without their timed tests, which the exercises'
     # section does not run either (a timed test has the GPU alone: each costs every program
@@ -38,11 +44,13 @@ elif need_gpu "make grade's verdicts against make check's"; then
     python3 - "$agreement" "$agreement/programs.tsv" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
-        "$($MAKE -s --no-print-directory list-mutants)" <<'EOF'
+        "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" <<'EOF'
 import os, shutil, sys
-agreement, table, exercises, alternatives, mutants = sys.argv[1:6]
+agreement, table, exercises, alternatives, mutants, many_gpus = sys.argv[1:7]
 rows = []
 def hand_in(student, exercise, program, source):
+    if exercise in many_gpus.split():
+        return
     group = "mistakes" if student.startswith("mistake") else "class"
     folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
     os.makedirs(folder, exist_ok=True)

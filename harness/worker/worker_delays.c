@@ -1,0 +1,61 @@
+/* worker_delays.c - in the worker: the holds a test asks for (trace_delay_async_copies and
+ * friends), a keep-busy kernel queued before the learner's copies and kernels on their own
+ * streams, so that what the learner's code reads or reuses too early shows every time. Apart
+ * from worker_trace.c, whose record the harness's unit tests use without the wrappers: this
+ * part makes runtime calls past them (__real_cudaSetDevice). */
+#include "gpu_work.h"
+#include "trace.h"
+#include "worker.h"
+
+#include <stdatomic.h>
+
+/* The copies held up so far in this call of the learner's (its threads may queue at once). */
+static atomic_size_t copies_delayed;
+
+void trace_delay_count_again(void)
+{
+    atomic_store(&copies_delayed, 0);
+}
+
+/* gpu_work_keep_busy on `stream`, launched with the stream's own GPU current: a kernel on a
+ * stream of another GPU is refused, and the learner's code may queue a copy on one GPU's stream
+ * while another is current (peer copies may). The learner's current GPU is put back. */
+static cudaError_t keep_stream_busy(cudaStream_t stream, double milliseconds)
+{
+    int current = 0, stream_device = -1;
+    (void)cudaGetDevice(&current);
+    if (stream != NULL && stream != cudaStreamLegacy && stream != cudaStreamPerThread &&
+        cudaStreamGetDevice(stream, &stream_device) != cudaSuccess) {
+        cudaGetLastError();
+        stream_device = -1;
+    }
+    const bool elsewhere = stream_device >= 0 && stream_device != current;
+    if (elsewhere && __real_cudaSetDevice(stream_device) != cudaSuccess)
+        return cudaErrorInvalidDevice;
+    cudaError_t err = gpu_work_keep_busy(stream, milliseconds);
+    if (elsewhere)
+        (void)__real_cudaSetDevice(current);
+    return err;
+}
+
+void trace_delay_copy(const traced_call *call)
+{
+    if (!trace_is_on() || trace_delay.milliseconds <= 0)
+        return;
+    if (trace_delay.direction != cudaMemcpyDefault &&
+        trace_delay.direction != memcpy_kind_for(call->dst_location, call->src_location))
+        return;
+    if (trace_delay.copies > 0 && atomic_fetch_add(&copies_delayed, 1) >= trace_delay.copies)
+        return;
+    /* Best effort: where it cannot run (no kernels in a stand-in runtime) the copy is simply not
+     * delayed, and the failed launch must not look like the learner's error. */
+    if (keep_stream_busy(call->stream, trace_delay.milliseconds) != cudaSuccess)
+        cudaGetLastError();
+}
+
+void trace_delay_kernel(const traced_call *call)
+{
+    if (trace_is_on() && trace_delay.kernel_milliseconds > 0 &&
+        keep_stream_busy(call->stream, trace_delay.kernel_milliseconds) != cudaSuccess)
+        cudaGetLastError(); /* best effort, as for the copies */
+}
