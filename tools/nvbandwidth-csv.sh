@@ -7,6 +7,13 @@
 # the GB/s of its SUM line) and DIR/nvbandwidth.txt (what nvbandwidth printed). The course
 # does not depend on nvbandwidth: where it is not found (NVBANDWIDTH=PATH, or `nvbandwidth` on
 # the PATH) this says so and writes nothing.
+#
+# Then its two tests between GPUs, for chapter 6 (device_to_device_memcpy_read_ce: each pair's copy
+# alone; device_to_device_bidirectional_memcpy_read_ce: each direction while the other runs), into
+# DIR/nvbandwidth_peer.csv: per test the sum of its matrix, its cells (one per ordered pair of
+# GPUs) and their mean, which for two GPUs is one direction's figure. Where nvbandwidth waives them
+# (one GPU, or GPUs without peer access) this says so and writes no such file: the book says its
+# comparison was not measured.
 set -uo pipefail
 dir=${1:?usage: nvbandwidth-csv.sh DIR}
 tool=${NVBANDWIDTH:-$(command -v nvbandwidth || true)}
@@ -45,3 +52,40 @@ version=$(sed -n 's/^nvbandwidth Version: *//p' "$dir/nvbandwidth.txt" | head -n
 } >"$dir/nvbandwidth.csv"
 echo "measure: nvbandwidth's figures in $dir/nvbandwidth.csv:"
 sed 's/^/  /' <<<"$rows"
+
+# Between GPUs. A waived test prints no matrix and no SUM line; its exit status then says nothing.
+peer_tests=(device_to_device_memcpy_read_ce device_to_device_bidirectional_memcpy_read_ce)
+rm -f "$dir/nvbandwidth_peer.csv"
+"$tool" -t "${peer_tests[@]}" >"$dir/nvbandwidth_peer.txt" 2>&1
+# Each test's matrix (the numeric cells after its "Running" line; N/A is a GPU with itself) and
+# its SUM line: "test,sum,cells,mean".
+peer_rows=$(awk '
+    /^Running / { test = $2; sub(/\.$/, "", test); next }
+    $1 == "SUM" && $3 ~ /^[0-9.]+$/ {
+        if (cells[$2] > 0) printf "%s,%s,%d,%.2f\n", $2, $3, cells[$2], total[$2] / cells[$2]
+        next }
+    test != "" && $1 ~ /^[0-9]+$/ && NF >= 3 {
+        for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { cells[test]++; total[test] += $i } }
+    ' "$dir/nvbandwidth_peer.txt")
+missing=()
+for test in "${peer_tests[@]}"; do
+    grep -q "^$test," <<<"$peer_rows" || missing+=("$test")
+done
+if ((${#missing[@]} > 0)); then
+    why="it printed no matrix or SUM line for them"
+    grep -qi waived "$dir/nvbandwidth_peer.txt" &&
+        why="it waived them: fewer than two GPUs, or no peer access between them"
+    echo "measure: no nvbandwidth figures between GPUs (${missing[*]}): $why; its output is in"
+    echo "         $dir/nvbandwidth_peer.txt"
+    exit 0
+fi
+{
+    echo "# nvbandwidth's tests between GPUs, run after the course's programs: each test's SUM line,"
+    echo "# how many cells its matrix has (one per ordered pair of GPUs) and their mean"
+    grep -E '^# (gpu|host):' "$dir/bandwidth.csv"
+    echo "# made by: nvbandwidth ${version:-(version not printed)}, $(basename "$tool") (make measure)"
+    echo "test,sum_gb_per_s,cells,mean_gb_per_s"
+    echo "$peer_rows"
+} >"$dir/nvbandwidth_peer.csv"
+echo "measure: nvbandwidth's figures between GPUs in $dir/nvbandwidth_peer.csv:"
+sed 's/^/  /' <<<"$peer_rows"

@@ -16,6 +16,6 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cc -std=c11 -O1 -Wall -Wextra -Werror -pthread -I"$prefix/include" -I"$here/../../common" \
-    "$here/multi_device_check.c" "$build/lib/libcommon.a" -L"$prefix/lib64" \
+    "$here/multi_device_check.c" "$here/multi_device_queues.c" "$build/lib/libcommon.a" -L"$prefix/lib64" \
     -Wl,-rpath,"$prefix/lib64" -lcudart -o "$out/multi_device_check"
 "$out/multi_device_check"

@@ -50,3 +50,23 @@ elif [[ $output == *"usage: dev/verify-on-gpu.sh OUT"* ]]; then
 else
     fail "dev/verify-on-gpu.sh without OUT says what it needs and exits non-zero" "$output"
 fi
+
+# make measure's comparison with nvbandwidth (tools/nvbandwidth-csv.sh), against a stand-in that
+# prints what nvbandwidth prints: the tests between GPUs kept where there are two, their mean per
+# pair of GPUs beside their sum, and where they are waived a sentence that says so, no file.
+check="tools/nvbandwidth-csv.sh keeps nvbandwidth's tests between GPUs on two GPUs and says why not on one"
+measured=$(mktemp -d)
+printf '# gpu: a GPU\nbytes,h2d_pinned\n1024,1.0\n' >"$measured/bandwidth.csv"
+two=$(FAKE_GPUS=2 NVBANDWIDTH=selftest/fixtures/nvbandwidth/nvbandwidth \
+          tools/nvbandwidth-csv.sh "$measured" 2>&1) && peer=$(grep -v '^#' "$measured/nvbandwidth_peer.csv")
+one=$(FAKE_GPUS=1 NVBANDWIDTH=selftest/fixtures/nvbandwidth/nvbandwidth \
+          tools/nvbandwidth-csv.sh "$measured" 2>&1)
+one_status=$?
+if [[ $peer == $'test,sum_gb_per_s,cells,mean_gb_per_s\ndevice_to_device_memcpy_read_ce,610.00,2,305.00\ndevice_to_device_bidirectional_memcpy_read_ce,610.00,2,305.00' ]] &&
+   ((one_status == 0)) && [[ ! -e $measured/nvbandwidth_peer.csv ]] &&
+   grep -q "it waived them: fewer than two GPUs" <<<"$one" && [[ -s $measured/nvbandwidth.csv ]]; then
+    pass "$check"
+else
+    fail "$check" "two GPUs:"$'\n'"$two"$'\n'"${peer:-}"$'\n'"one GPU (exit $one_status):"$'\n'"$one"
+fi
+rm -rf "$measured"
