@@ -202,6 +202,28 @@ else
     fail "$check (exit $status)" "$output"
 fi
 
+# make check on one GPU (CUDA_VISIBLE_DEVICES=0 makes any machine one): an exercise about two is
+# neither passed nor failed but "not run here", said once; when all else passed, the status says
+# the machine stood in the way (3), as without a GPU; its untouched stub is still not started (1).
+check="make check on one GPU runs chapter 6 nowhere, says so, and exits 3 when all else passed"
+if need_gpu "$check"; then
+    output=$(CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh solutions \
+                 ch01-memory/roundtrip ch06-two-gpus/peer_access 2>&1)
+    status=$?
+    stub=$(CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh exercises \
+               ch06-two-gpus/peer_access 2>&1)
+    stub_status=$?
+    if ((status == 3 && stub_status == 1)) && grep -q '^PASS  ch01-memory/roundtrip' <<<"$output" &&
+       grep -q '^SKIP  ch06-two-gpus/peer_access' <<<"$output" &&
+       [[ $(grep -c '^Not run here:' <<<"$output") -eq 1 ]] &&
+       grep -q 'peer_access: it needs 2 GPUs and this machine has 1\.' <<<"$output" &&
+       grep -q '^TODO  ch06-two-gpus/peer_access' <<<"$stub"; then
+        pass "$check"
+    else
+        fail "$check (exit $status, the stub's $stub_status)" "$output"$'\n'"$stub"
+    fi
+fi
+
 # Hints on request, mild first: make hint prints the first level, wrapped, and the command for
 # the next; LEVEL=2 the calls. Every exercise has a mild hint before its explicit one. A file
 # that does not compile is not offered one.
