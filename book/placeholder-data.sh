@@ -15,7 +15,8 @@
 #                                    `make bench-ch5` would), and peer_copies.csv,
 #                                    remote_read.csv and peer_sweep.csv (as chapter 6's
 #                                    02-peer-copies, 03-remote-read and 04-sweep would, on
-#                                    two GPUs)
+#                                    two GPUs), and nvbandwidth_peer.csv (as make measure's
+#                                    nvbandwidth run would there)
 #
 # The numbers follow a simple model (a fixed cost per copy plus bytes over a bandwidth), not a
 # measurement: every file says "PLACEHOLDER" where the GPU's name goes, the plots show it in
@@ -318,6 +319,12 @@ feed_model='function stages(samples, step,   b) { b = samples * 196608
     echo "bytes,peer_access_possible,peer_access,no_peer_access,staged_by_hand,both_0_to_1,both_1_to_0,both_total"
     echo "1073741824,1,50.10,11.80,24.60,41.20,40.70,81.30"
 } >"$dir/peer_copies.csv"
+{
+    header "nvbandwidth's tests between GPUs: each test's SUM line, its cells and their mean"
+    echo "test,sum_gb_per_s,cells,mean_gb_per_s"
+    echo "device_to_device_memcpy_read_ce,101.40,2,50.70"
+    echo "device_to_device_bidirectional_memcpy_read_ce,82.00,2,41.00"
+} >"$dir/nvbandwidth_peer.csv"
 {
     header "a kernel on GPU 1 reading GPU 0's memory, against copying first"
     echo "# second gpu: PLACEHOLDER; link: PCIe, one PCIe switch; peer access: enabled"
