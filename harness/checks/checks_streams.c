@@ -45,30 +45,49 @@ bool trace_stream_is_non_blocking(cudaStream_t stream)
     return false;
 }
 
-/* Whether what is queued on `on` after `stream`'s work waits for it: the same stream, or the
- * legacy default stream, which waits for every blocking stream's earlier work (the per-thread
- * default stream is a blocking one; the runtime's reference, "Stream synchronization
- * behavior"). */
-static bool comes_after(cudaStream_t on, cudaStream_t stream)
+/* The GPU whose work a call queued on `stream` is: a stream the trace saw made belongs to the
+ * GPU current then, for its whole life; a default stream is the current GPU's at the call
+ * (`call`). With one GPU, always 0. */
+static int stream_device(cudaStream_t stream, const traced_call *call)
 {
-    return on == stream || (is_legacy_default_stream(on) && !trace_stream_is_non_blocking(stream));
+    if (!is_legacy_default_stream(stream) && stream != cudaStreamPerThread)
+        for (size_t i = trace_position(call) + 1; i-- > 0;) { /* the last made with its handle */
+            const traced_call *made = trace_get(i);
+            if ((made->function == TRACED_cudaStreamCreate ||
+                 made->function == TRACED_cudaStreamCreateWithFlags) &&
+                made->result == cudaSuccess && made->stream == stream)
+                return made->current_device;
+        }
+    return call->current_device;
 }
 
-/* Whether `call` (at position `at`) makes the host wait for what `stream` held at `after`. */
-static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, size_t after)
+/* Whether what is queued on `on` (by `call`) after `stream`'s work on GPU `device` waits for
+ * it: the same stream, or the legacy default stream of the same GPU, which waits for every
+ * blocking stream's earlier work there (the per-thread default stream is a blocking one; the
+ * runtime's reference, "Stream synchronization behavior"). */
+static bool comes_after(cudaStream_t on, const traced_call *call, cudaStream_t stream, int device)
+{
+    return on == stream || (is_legacy_default_stream(on) && !trace_stream_is_non_blocking(stream) &&
+                            stream_device(on, call) == device);
+}
+
+/* Whether `call` (at position `at`) makes the host wait for what `stream` held at `after`,
+ * work of GPU `device`. cudaDeviceSynchronize waits for the current GPU's work alone. */
+static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, int device,
+                      size_t after)
 {
     if (call->result != cudaSuccess)
         return false;
     switch (call->function) {
-    case TRACED_cudaDeviceSynchronize: return true;
+    case TRACED_cudaDeviceSynchronize: return call->current_device == device;
     case TRACED_cudaStreamSynchronize:
     case TRACED_cudaStreamQuery: /* a query that says "done" is a wait that already ended */
-        return comes_after(call->stream, stream);
+        return comes_after(call->stream, call, stream, device);
     case TRACED_cudaEventSynchronize:
     case TRACED_cudaEventQuery: {
         const traced_call *record = trace_last_on_event(TRACED_cudaEventRecord, call->event, at);
         return record != NULL && record->result == cudaSuccess && trace_position(record) > after &&
-               comes_after(record->stream, stream);
+               comes_after(record->stream, record, stream, device);
     }
     default: return false;
     }
@@ -76,8 +95,11 @@ static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, s
 
 const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after)
 {
+    if (after >= trace_count())
+        return NULL;
+    const int device = stream_device(stream, trace_get(after));
     for (size_t i = after + 1; i < trace_count(); i++)
-        if (waits_for(trace_get(i), i, stream, after))
+        if (waits_for(trace_get(i), i, stream, device, after))
             return trace_get(i);
     return NULL;
 }

@@ -306,12 +306,13 @@ bool traced_call_waits_for_the_gpu(const traced_call *call);
 const traced_call *trace_host_wait_between(size_t after, size_t before);
 /* Whether the trace shows `stream` created with cudaStreamNonBlocking. */
 bool trace_stream_is_non_blocking(cudaStream_t stream);
-/* The first successful call after position `after` that leaves the host knowing that
- * everything `stream` held at `after` has finished: cudaDeviceSynchronize,
- * cudaStreamSynchronize or a cudaStreamQuery that says done, of that stream or of the legacy
- * default stream where `stream` is a blocking one (the per-thread default stream is), or
- * cudaEventSynchronize or a cudaEventQuery that says done, of an event recorded after `after`
- * on `stream`, or on the legacy default stream where that waits for `stream`. NULL if none. */
+/* The first successful call after position `after` (a call queued on `stream`) that leaves the
+ * host knowing that everything `stream` held at `after` has finished: cudaDeviceSynchronize
+ * with the stream's GPU current, cudaStreamSynchronize or a cudaStreamQuery that says done, of
+ * that stream or of the same GPU's legacy default stream where `stream` is a blocking one (the
+ * per-thread default stream is), or cudaEventSynchronize or a cudaEventQuery that says done, of
+ * an event recorded after `after` on `stream`, or on a legacy default stream that waits for
+ * `stream`. A stream's GPU is the one current when it was made. NULL if none. */
 const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after);
 /* The learner's calls as a timeline, one line each, for a failure message: the host clock
  * when each returned, from the first call, the stream it went to (streams named A, B, C in

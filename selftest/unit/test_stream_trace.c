@@ -108,6 +108,34 @@ START_TEST(an_event_waits_for_a_stream_only_when_recorded_there_after_the_point)
 }
 END_TEST
 
+/* The last call recorded, made again as if with GPU `device` current (BEGIN records it). */
+static void made_on(int device)
+{
+    trace_calls[trace_recorded - 1].current_device = device;
+}
+
+/* With two GPUs: a stream is the GPU's that was current when it was made, whichever is current
+ * when work is queued on it; cudaDeviceSynchronize waits for the current GPU's work alone, and
+ * a legacy default stream for the blocking streams of its own GPU. */
+START_TEST(a_wait_counts_only_on_the_streams_own_gpu)
+{
+    trace_start();
+    record_create(STREAM_A, 0);
+    made_on(1);
+    record_copy(STREAM_A, true, 4096); /* with GPU 0 current: still GPU 1's work */
+    record(TRACED_cudaDeviceSynchronize, NULL);
+    ck_assert(trace_wait_for_stream(STREAM_A, 1) == NULL);
+    record(TRACED_cudaStreamSynchronize, NULL); /* GPU 0's legacy default stream */
+    ck_assert(trace_wait_for_stream(STREAM_A, 1) == NULL);
+    record(TRACED_cudaStreamSynchronize, NULL);
+    made_on(1);
+    ck_assert(trace_wait_for_stream(STREAM_A, 1) == trace_get(4));
+    record(TRACED_cudaDeviceSynchronize, NULL);
+    made_on(1);
+    ck_assert(trace_wait_for_stream(STREAM_A, 4) == trace_get(5));
+}
+END_TEST
+
 START_TEST(a_host_wait_between_two_positions_is_found)
 {
     trace_start();
@@ -175,6 +203,7 @@ int main(void)
     tcase_add_test(tc, the_streams_own_synchronize_or_the_devices_waits_for_it);
     tcase_add_test(tc, the_legacy_default_stream_waits_for_blocking_streams_only);
     tcase_add_test(tc, an_event_waits_for_a_stream_only_when_recorded_there_after_the_point);
+    tcase_add_test(tc, a_wait_counts_only_on_the_streams_own_gpu);
     tcase_add_test(tc, a_host_wait_between_two_positions_is_found);
     tcase_add_test(tc, the_timeline_names_streams_in_order_of_first_use);
     tcase_add_test(tc, a_long_timeline_is_folded_in_the_middle);
