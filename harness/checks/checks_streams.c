@@ -45,10 +45,7 @@ bool trace_stream_is_non_blocking(cudaStream_t stream)
     return false;
 }
 
-/* The GPU whose work a call queued on `stream` is: a stream the trace saw made belongs to the
- * GPU current then, for its whole life; a default stream is the current GPU's at the call
- * (`call`). With one GPU, always 0. */
-static int stream_device(cudaStream_t stream, const traced_call *call)
+int trace_stream_gpu(cudaStream_t stream, const traced_call *call)
 {
     if (!is_legacy_default_stream(stream) && stream != cudaStreamPerThread)
         for (size_t i = trace_position(call) + 1; i-- > 0;) { /* the last made with its handle */
@@ -68,7 +65,7 @@ static int stream_device(cudaStream_t stream, const traced_call *call)
 static bool comes_after(cudaStream_t on, const traced_call *call, cudaStream_t stream, int device)
 {
     return on == stream || (is_legacy_default_stream(on) && !trace_stream_is_non_blocking(stream) &&
-                            stream_device(on, call) == device);
+                            trace_stream_gpu(on, call) == device);
 }
 
 /* Whether `call` (at position `at`) makes the host wait for what `stream` held at `after`,
@@ -93,11 +90,34 @@ static bool waits_for(const traced_call *call, size_t at, cudaStream_t stream, i
     }
 }
 
+bool traced_call_copies_between_gpus(const traced_call *call)
+{
+    return call->function == TRACED_cudaMemcpyPeerAsync ||
+           (call->function == TRACED_cudaMemcpyAsync && call->dst_location == LOCATION_DEVICE &&
+            call->src_location == LOCATION_DEVICE);
+}
+
+size_t trace_count_of_gpu_copies(void)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < trace_count(); i++)
+        count += traced_call_copies_between_gpus(trace_get(i));
+    return count;
+}
+
+const traced_call *trace_nth_gpu_copy(size_t n)
+{
+    for (size_t i = 0; i < trace_count(); i++)
+        if (traced_call_copies_between_gpus(trace_get(i)) && --n == 0)
+            return trace_get(i);
+    return NULL;
+}
+
 const traced_call *trace_wait_for_stream(cudaStream_t stream, size_t after)
 {
     if (after >= trace_count())
         return NULL;
-    const int device = stream_device(stream, trace_get(after));
+    const int device = trace_stream_gpu(stream, trace_get(after));
     for (size_t i = after + 1; i < trace_count(); i++)
         if (waits_for(trace_get(i), i, stream, device, after))
             return trace_get(i);

@@ -306,6 +306,18 @@ bool traced_call_waits_for_the_gpu(const traced_call *call);
 const traced_call *trace_host_wait_between(size_t after, size_t before);
 /* Whether the trace shows `stream` created with cudaStreamNonBlocking. */
 bool trace_stream_is_non_blocking(cudaStream_t stream);
+/* The GPU whose work `call`, queued on `stream`, is: a stream the trace saw made belongs to the
+ * GPU current then, for its whole life; a default stream is the GPU current at the call. With
+ * one GPU, always 0. */
+int trace_stream_gpu(cudaStream_t stream, const traced_call *call);
+/* Copies queued from device memory to device memory, which in chapter 6's tests are copies from
+ * one GPU to another: cudaMemcpyPeerAsync, or cudaMemcpyAsync, which with unified addressing
+ * finds each end's GPU from its pointer (cudaMemcpyDefault; the CUDA C++ Programming Guide,
+ * "Peer-to-Peer Memory Copy"). Their count in the trace, and the n-th (from 1; NULL past the
+ * last). */
+bool traced_call_copies_between_gpus(const traced_call *call);
+size_t trace_count_of_gpu_copies(void);
+const traced_call *trace_nth_gpu_copy(size_t n);
 /* The first successful call after position `after` (a call queued on `stream`) that leaves the
  * host knowing that everything `stream` held at `after` has finished: cudaDeviceSynchronize
  * with the stream's GPU current, cudaStreamSynchronize or a cudaStreamQuery that says done, of

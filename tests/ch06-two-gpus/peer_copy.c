@@ -219,21 +219,24 @@ static const char *stream_words(const traced_call *call)
     return text;
 }
 
-/* The one peer copy of the trace, failing the test, in the learner's terms, if there is none. */
+/* The one copy of the trace queued from one GPU to the other (cudaMemcpyPeerAsync, or
+ * cudaMemcpyAsync between the two device pointers), failing the test, in the learner's terms,
+ * if there is none. */
 static const traced_call *the_peer_copy(void)
 {
-    ck_assert_msg(trace_count_of(TRACED_cudaMemcpyPeerAsync) > 0 ||
-                      trace_count_of(TRACED_cudaMemcpyPeer) == 0,
-                  "timed_peer_copy copied with cudaMemcpyPeer, which takes no stream and makes "
-                  "the host wait: the events recorded on a stream cannot enclose it. Queue the "
-                  "copy with cudaMemcpyPeerAsync on the stream the events are recorded on. The "
-                  "calls:%s",
+    const size_t copies = trace_count_of_gpu_copies();
+    ck_assert_msg(copies > 0 || (trace_count_of(TRACED_cudaMemcpyPeer) == 0 &&
+                                 trace_count_of(TRACED_cudaMemcpy) == 0),
+                  "timed_peer_copy copied with %s, which takes no stream and makes the host "
+                  "wait: the events recorded on a stream cannot enclose it. Queue the copy with "
+                  "cudaMemcpyPeerAsync on the stream the events are recorded on. The calls:%s",
+                  trace_count_of(TRACED_cudaMemcpyPeer) > 0 ? "cudaMemcpyPeer" : "cudaMemcpy",
                   trace_summary());
-    ck_assert_msg(trace_count_of(TRACED_cudaMemcpyPeerAsync) == 1,
-                  "timed_peer_copy made %zu cudaMemcpyPeerAsync calls; it times exactly one copy. "
-                  "The calls:%s",
-                  trace_count_of(TRACED_cudaMemcpyPeerAsync), trace_summary());
-    return trace_nth(TRACED_cudaMemcpyPeerAsync, 1);
+    ck_assert_msg(copies == 1,
+                  "timed_peer_copy queued %zu copies from one GPU to the other "
+                  "(cudaMemcpyPeerAsync); it times exactly one copy. The calls:%s",
+                  copies, trace_summary());
+    return trace_nth_gpu_copy(1);
 }
 
 COURSE_TEST(the_copy_is_queued_between_two_events_recorded_on_its_stream, 2)

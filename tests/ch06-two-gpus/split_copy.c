@@ -133,13 +133,14 @@ COURSE_TEST(both_halves_are_queued_before_the_host_waits_for_either, 3)
                   "has crossed: the other half cannot start meanwhile. Queue each half with "
                   "cudaMemcpyPeerAsync on its stream, then wait for both. The calls:%s",
                   trace_summary());
-    const size_t halves = trace_count_of(TRACED_cudaMemcpyPeerAsync);
+    const size_t halves = trace_count_of_gpu_copies();
     ck_assert_msg(halves >= 2,
-                  "split_peer_copy made %zu cudaMemcpyPeerAsync call%s: it queues two halves, "
-                  "one on a stream of each GPU. The calls:%s",
-                  halves, halves == 1 ? "" : "s", trace_summary());
-    const size_t first = trace_position(trace_nth(TRACED_cudaMemcpyPeerAsync, 1));
-    const size_t last = trace_position(trace_nth(TRACED_cudaMemcpyPeerAsync, halves));
+                  "split_peer_copy queued %zu cop%s from one GPU to the other "
+                  "(cudaMemcpyPeerAsync): it queues two halves, one on a stream of each GPU. The "
+                  "calls:%s",
+                  halves, halves == 1 ? "y" : "ies", trace_summary());
+    const size_t first = trace_position(trace_nth_gpu_copy(1));
+    const size_t last = trace_position(trace_nth_gpu_copy(halves));
     const traced_call *wait = trace_host_wait_between(first, last);
     ck_assert_msg(wait == NULL,
                   "the host waited for the GPU (%s, call %zu) between the first half's copy "
@@ -150,30 +151,17 @@ COURSE_TEST(both_halves_are_queued_before_the_host_waits_for_either, 3)
                   last + 1, trace_summary());
 }
 
-/* The bytes the copies carried on streams of each of the first two GPUs: a stream is the GPU's
- * that was current when the trace saw it made, a default stream the GPU current at the copy. */
+/* The bytes the copies between the GPUs carried on streams of each of the first two: a stream
+ * is the GPU's that was current when the trace saw it made, a default stream the GPU current
+ * at the copy (trace_stream_gpu). */
 static void bytes_by_gpu(size_t carried[2])
 {
-    enum { MOST_STREAMS = 16 };
-    cudaStream_t made[MOST_STREAMS];
-    int made_on[MOST_STREAMS], count = 0;
     carried[0] = carried[1] = 0;
-    for (size_t i = 0; i < trace_count(); i++) {
-        const traced_call *call = trace_get(i);
-        if (call->result != cudaSuccess)
-            continue;
-        if (traced_function_resource(call->function) == RESOURCE_STREAM &&
-            traced_function_role(call->function) == ROLE_ACQUIRE && count < MOST_STREAMS) {
-            made[count] = call->stream;
-            made_on[count++] = call->current_device;
-        }
-        if (call->function != TRACED_cudaMemcpyPeerAsync)
-            continue;
-        int gpu = call->current_device; /* so for a default stream */
-        for (int k = 0; k < count; k++)
-            gpu = made[k] == call->stream ? made_on[k] : gpu;
-        if (gpu == 0 || gpu == 1)
-            carried[gpu] += call->bytes;
+    for (size_t n = 1; n <= trace_count_of_gpu_copies(); n++) {
+        const traced_call *copy = trace_nth_gpu_copy(n);
+        const int gpu = trace_stream_gpu(copy->stream, copy);
+        if (copy->result == cudaSuccess && (gpu == 0 || gpu == 1))
+            carried[gpu] += copy->bytes;
     }
 }
 
@@ -263,8 +251,8 @@ static const char *unwaited_words(void)
     static char words[512];
     size_t used = 0;
     words[0] = '\0';
-    for (size_t n = 1; n <= trace_count_of(TRACED_cudaMemcpyPeerAsync); n++) {
-        const traced_call *half = trace_nth(TRACED_cudaMemcpyPeerAsync, n);
+    for (size_t n = 1; n <= trace_count_of_gpu_copies(); n++) {
+        const traced_call *half = trace_nth_gpu_copy(n);
         if (half->result == cudaSuccess && half->bytes > 0 && !waited_for(half))
             harness_append_text(words, sizeof words, &used,
                                 " Nothing waited for the stream of call %zu, which copied %zu "
