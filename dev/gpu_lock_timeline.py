@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""gpu_lock_timeline.py - what one GPU's lock did while a run shared it: how long timed tests
+held it alone, how long each waited for the programs holding it to let go, and how long it was
+shared or free.
+
+    dev/gpu_lock_timeline.py LOCK_DIR [GPU] [--every MS]     (until SIGINT or SIGTERM)
+
+Reads /proc/locks every MS milliseconds (2 by default) for the flock locks on LOCK_DIR's
+gpu-GPU.lock and gpu-GPU.turnstile (harness/host/gpu_share.h says what each is for), and on
+exit prints the share of the time in each state, how many programs held the lock shared on
+average in each, and the count and mean length of the windows and of the drains before them. Run it as root: /proc/locks shows a reader only the locks of
+processes it can see, and make grade's test hosts are in pid namespaces of their own.
+The states, from the samples:
+  alone    a timed test holds the GPU lock alone (its window);
+  drain    a timed test holds the turnstile and waits for the holders of the lock to let go
+           (each stops once it has held it GPU_SHARE's YIELD_AFTER_S): nobody new comes in;
+  shared   test programs hold it shared, nobody waits;
+  free     nobody holds it.
+"""
+
+import os
+import signal
+import sys
+import time
+
+
+def lock_ids(folder, gpu):
+    ids = {}
+    for role, name in (("lock", "gpu-%s.lock" % gpu), ("turnstile", "gpu-%s.turnstile" % gpu)):
+        path = os.path.join(folder, name)
+        st = os.stat(path)
+        # /proc/locks names a file MAJOR:MINOR:INODE, the device's numbers in hexadecimal.
+        ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = role
+    return ids
+
+
+def sample(ids):
+    """(state, holders): the state the locks are in now ('alone', 'drain', 'shared' or 'free'),
+    and how many programs hold the GPU's lock shared (run untimed tests) meanwhile."""
+    held = {"lock": [], "turnstile": []}
+    with open("/proc/locks") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 6 or fields[1] == "->":  # a waiter, not a holder
+                continue
+            role = ids.get(fields[5])
+            if role is not None:
+                held[role].append(fields[3])  # READ or WRITE
+    holders = held["lock"].count("READ")
+    if "WRITE" in held["lock"]:
+        return "alone", holders
+    if "WRITE" in held["turnstile"]:
+        return "drain", holders
+    return ("shared" if holders else "free"), holders
+
+
+def main(argv):
+    every_ms = 2.0
+    if "--every" in argv:
+        i = argv.index("--every")
+        every_ms = float(argv[i + 1])
+        del argv[i:i + 2]
+    if len(argv) not in (2, 3):
+        sys.exit("usage: gpu_lock_timeline.py LOCK_DIR [GPU] [--every MS]")
+    folder, gpu = argv[1], argv[2] if len(argv) == 3 else "0"
+    while True:  # the run makes the files once its first test program starts
+        try:
+            ids = lock_ids(folder, gpu)
+            break
+        except FileNotFoundError:
+            time.sleep(0.05)
+    stop = []
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    seconds = {"alone": 0.0, "drain": 0.0, "shared": 0.0, "free": 0.0}
+    holder_seconds = dict.fromkeys(seconds, 0.0)
+    spells = {"alone": [], "drain": []}
+    state, holders, since = None, 0, time.monotonic()
+    started = last = since
+    while not stop:
+        now_state, now_holders = sample(ids)
+        now = time.monotonic()
+        if state is not None:
+            seconds[state] += now - last
+            holder_seconds[state] += holders * (now - last)
+        holders = now_holders
+        if now_state != state:
+            if state in spells:
+                spells[state].append(now - since)
+            state, since = now_state, now
+        last = now
+        time.sleep(every_ms / 1e3)
+    total = last - started
+    print("gpu_lock_timeline: %.1f s sampled every %g ms on GPU %s" % (total, every_ms, gpu))
+    for name, s in seconds.items():
+        print("  %-7s %7.1f s  %5.1f%%  %5.1f programs running untimed tests, on average" % (
+            name, s, 100 * s / total if total else 0, holder_seconds[name] / s if s else 0))
+    for name, lengths in spells.items():
+        if lengths:
+            lengths.sort()
+            print("  %s: %d spells, mean %.0f ms, median %.0f ms, longest %.0f ms" % (
+                name, len(lengths), 1e3 * sum(lengths) / len(lengths),
+                1e3 * lengths[len(lengths) // 2], 1e3 * lengths[-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
