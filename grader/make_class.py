@@ -2,7 +2,11 @@
 """make_class.py - classes of submissions to grade: the self-test's and the benchmark's.
 
     make_class.py sample DEST       the self-test's class, and DEST.expected.tsv
-    make_class.py benchmark DEST N  N students mixing good, partial and broken work
+    make_class.py benchmark DEST N [CHAPTER...]
+                                    N students mixing good, partial and broken work
+                                    (only the exercises of the chapters named, if any)
+    make_class.py chapters [CHAPTER...]
+                                    the exercises of those chapters, one a line
 
 Built from the course itself (solutions/, exercises/, mutants/ and the
 hostile samples in selftest/submissions/), so a new exercise joins both
@@ -215,15 +219,35 @@ def sample_class(dest):
 
 # --- The benchmark's class ----------------------------------------------------------------
 
-def benchmark_class(dest, count, seed=1):
+def in_chapters(exercises, chapters):
+    """The exercises of the chapters named as make run's CH names one (1, 01, ch01 or
+    ch01-memory); all of them where none is named. A name that matches no chapter is an error."""
+    if not chapters:
+        return exercises
+    kept = []
+    for name in chapters:
+        forms = {name, "ch0%s" % name, "ch%s" % name}
+        found = [e for e in exercises
+                 if e.split("/")[0] in forms or e.split("/")[0].split("-")[0] in forms]
+        if not found:
+            raise ValueError("CH=%s names no chapter with exercises; the chapters: %s" % (
+                name, " ".join(sorted({e.split("/")[0] for e in exercises}))))
+        kept += [e for e in found if e not in kept]
+    return [e for e in exercises if e in kept]
+
+
+def benchmark_class(dest, count, seed=1, chapters=()):
     """count students: good, partial, broken, missing files, crashing and hanging work.
 
     Roughly 55% solve everything, 23% some of it (solutions, mutants, stubs,
     gaps), 8% hand in files that do not compile, 7% miss files, 5% crash in
     one test and 2% hang in one (which costs a test's whole time limit).
     Folders, .zip with a top folder and .tar.gz without the exercises/ prefix.
+    Only the exercises of `chapters` where it names some (in_chapters): a class
+    as a course of those chapters alone would have, to compare with runs made
+    before the others existed.
     """
-    exercises = course_exercises()
+    exercises = in_chapters(course_exercises(), chapters)
     exercises = [e for e in exercises if e not in needing_more_gpus(exercises)]
     rng = random.Random(seed)
     os.makedirs(dest)
@@ -270,8 +294,18 @@ def benchmark_class(dest, count, seed=1):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "sample":
         sample_class(argv[1])
+    elif len(argv) >= 1 and argv[0] == "chapters":
+        try:
+            print("\n".join(in_chapters(course_exercises(), argv[1:])))
+        except ValueError as err:
+            print("make grade-benchmark: %s" % err, file=sys.stderr)
+            return 2
     elif len(argv) >= 3 and argv[0] == "benchmark":
-        kinds = benchmark_class(argv[1], int(argv[2]))
+        try:
+            kinds = benchmark_class(argv[1], int(argv[2]), chapters=argv[3:])
+        except ValueError as err:
+            print("make grade-benchmark: %s" % err, file=sys.stderr)
+            return 2
         print(", ".join("%d %s" % (n, k) for k, n in sorted(kinds.items())))
     else:
         print(__doc__, file=sys.stderr)

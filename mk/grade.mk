@@ -45,9 +45,10 @@ grade-export:
 	    $(if $(COLUMNS),--columns "$(COLUMNS)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") \
 	    $(if $(MOODLE_ID),--moodle-id "$(MOODLE_ID)")
 
-## make grade-benchmark [STUDENTS=100]  grade a generated class of good, partial and broken work; students per minute
+## make grade-benchmark [STUDENTS=100] [CH="1 2 3"]  grade a generated class of good, partial and broken work (those chapters' exercises only); students per minute
 grade-benchmark: prerequisites
-	@PER_GPU="$(call grade_knob,PER_GPU)" dev/grade-benchmark.sh "$(or $(STUDENTS),100)"
+	@PER_GPU="$(call grade_knob,PER_GPU)" BENCHMARK_CHAPTERS="$(call grade_knob,CH)" \
+	    dev/grade-benchmark.sh "$(or $(STUDENTS),100)"
 
 ## make deps-cluster     install Slurm and munge (Debian's slurm-wlm), for make test's one-node cluster
 # Optional: make test skips the cluster section where they are missing. As root, or through sudo.

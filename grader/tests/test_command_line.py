@@ -96,20 +96,46 @@ class Numbers(unittest.TestCase):
 
 
 class Benchmark(unittest.TestCase):
-    def test_a_class_size_that_is_not_a_number_is_refused_before_anything_runs(self):
+    def assert_refused_before_anything_runs(self, students, phrase, chapters=""):
+        """dev/grade-benchmark.sh STUDENTS exits 2 saying `phrase`, its folder left alone."""
         work = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, work)
         marker = os.path.join(work, "kept")
         open(marker, "w").close()
+        run = subprocess.run([os.path.join(HERE, "..", "dev", "grade-benchmark.sh"), students],
+                             env=dict(os.environ, BENCHMARK_DIR=work, BENCHMARK_CHAPTERS=chapters),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True)
+        self.assertEqual(run.returncode, 2, run.stdout)
+        self.assertIn(phrase, run.stdout)
+        self.assertNotIn("Traceback", run.stdout)
+        self.assertTrue(os.path.exists(marker), "the benchmark's folder was emptied")
+
+    def test_a_class_size_that_is_not_a_number_is_refused_before_anything_runs(self):
         for students in ("abc", "-3", "0"):
-            run = subprocess.run([os.path.join(HERE, "..", "dev", "grade-benchmark.sh"), students],
-                                 env=dict(os.environ, BENCHMARK_DIR=work),
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 universal_newlines=True)
-            self.assertEqual(run.returncode, 2, run.stdout)
-            self.assertIn("STUDENTS=%s" % students, run.stdout)
-            self.assertNotIn("Traceback", run.stdout)
-            self.assertTrue(os.path.exists(marker), "the benchmark's folder was emptied")
+            self.assert_refused_before_anything_runs(students, "STUDENTS=%s" % students)
+
+    def test_a_chapter_that_has_no_exercises_is_refused_before_anything_runs(self):
+        self.assert_refused_before_anything_runs("3", "CH=9 names no chapter", chapters="1 9")
+
+    def test_a_class_of_some_chapters_hands_in_their_exercises_alone(self):
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        maker = os.path.join(HERE, "make_class.py")
+        listed = subprocess.run([sys.executable, maker, "chapters", "1", "ch03"],
+                                stdout=subprocess.PIPE,
+                                universal_newlines=True, check=True).stdout.split()
+        self.assertTrue(listed and all(e.startswith(("ch01-", "ch03-")) for e in listed), listed)
+        self.assertIn("ch01-memory/roundtrip", listed)
+        self.assertIn("ch03-streams/pipeline", listed)
+        subprocess.run([sys.executable, maker, "benchmark", os.path.join(work, "class"), "3", "1",
+                        "ch03"],
+                       stdout=subprocess.PIPE, check=True)
+        # student-000 is a folder, its files under exercises/ (make_class.py says so).
+        folder = os.path.join(work, "class", "student-000", "exercises")
+        handed_in = {os.path.relpath(os.path.join(top, f), folder)[:-2]
+                     for top, _, files in os.walk(folder) for f in files}
+        self.assertTrue(handed_in and handed_in <= set(listed), handed_in)
 
 
 if __name__ == "__main__":
