@@ -7,9 +7,11 @@
 # OUT/run.log: make deps; make test REQUIRE_GPU=1 SELFTEST_TIMES=1 as an unprivileged user
 # (nobody, 65534) in a copy of the tree without its build folder, as a fresh clone would run
 # it; the same as root in the checkout; make check SOLUTIONS=1 twice (the second with nothing
-# to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it). The closing lines
-# of each are what a note quotes. VERIFY_SKIP="root check" leaves those steps out (a machine
-# lent for minutes, say).
+# to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it), beside
+# dev/gpu_lock_timeline.py. The closing lines of each are what a note quotes. VERIFY_SKIP="root
+# check" leaves those steps out (a machine lent for minutes, say). VERIFY_BASELINE=FILE.tgz, a
+# `git archive` of the tree to compare with (the lent machine's .git may be stale: carry the
+# file), benchmarks that tree too, right after, on the same machine, with its own make deps.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 if [[ -z ${1:-} ]]; then
@@ -27,6 +29,7 @@ if [[ $(id -u) -ne 0 ]]; then
     exit 2
 fi
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # the benchmarks write it from other folders
 note() { echo "== $(date +%T) $*" | tee -a "$out/run.log"; }
 # keep NAME COMMAND...: runs it, its output into OUT/NAME.log.gz, its closing lines into run.log.
 keep() {
@@ -55,5 +58,31 @@ if [[ $skip != *" check "* ]]; then
     keep check-solutions-1 make check SOLUTIONS=1
     keep check-solutions-2 make check SOLUTIONS=1
 fi
-((students > 0)) && keep benchmark make grade-benchmark STUDENTS="$students"
+# benchmark NAME FOLDER: make grade-benchmark in FOLDER, the GPU's lock sampled beside it.
+benchmark() {
+    local locks timeline
+    locks=$(mktemp -d /tmp/verify-locks.XXXXXX)
+    chmod 755 "$locks" # as make test makes its own: other users may open the files
+    python3 dev/gpu_lock_timeline.py "$locks" >"$out/$1-timeline.txt" 2>&1 &
+    timeline=$!
+    keep "$1" env COURSE_LOCK_DIR="$locks" make -C "$2" grade-benchmark STUDENTS="$students"
+    kill "$timeline"
+    wait "$timeline"
+    tee -a "$out/run.log" <"$out/$1-timeline.txt"
+    # Every student's feedback: which test a student who solved everything lost, say.
+    (cd "$2/build/grade-benchmark/out" && tar -czf "$out/$1-feedback.tgz" students/*/feedback.md)
+    rm -rf "$locks"
+}
+((students > 0)) && benchmark benchmark .
+if ((students > 0)) && [[ -n ${VERIFY_BASELINE:-} ]]; then
+    baseline=$(mktemp -d /tmp/verify-baseline.XXXXXX)
+    if tar -xzf "$VERIFY_BASELINE" -C "$baseline"; then
+        [[ -d .deps ]] && cp -r .deps "$baseline/" # the packages make deps unpacks, carried
+        keep baseline-deps make -C "$baseline" deps
+        benchmark benchmark-baseline "$baseline"
+    else
+        note "VERIFY_BASELINE=$VERIFY_BASELINE: not a tree to benchmark (git archive --format=tar.gz)"
+    fi
+    rm -rf "$baseline"
+fi
 note end

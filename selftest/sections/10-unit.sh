@@ -70,3 +70,35 @@ else
     fail "$check" "two GPUs:"$'\n'"$two"$'\n'"${peer:-}"$'\n'"one GPU (exit $one_status):"$'\n'"$one"
 fi
 rm -rf "$measured"
+
+# dev/gpu_lock_timeline.py reads the GPU's lock from /proc/locks: two programs share it, a timed
+# test waits at the turnstile for the one still holding it, then has it alone.
+check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders"
+locks=$(mktemp -d)
+: >"$locks/gpu-0.lock"
+: >"$locks/gpu-0.turnstile"
+python3 dev/gpu_lock_timeline.py "$locks" 0 >"$locks/timeline.txt" 2>&1 &
+timeline=$!
+sleep 0.5 # python's start
+flock -s "$locks/gpu-0.lock" sleep 0.4 &
+first=$!
+flock -s "$locks/gpu-0.lock" sleep 0.8 &
+second=$!
+sleep 0.5
+flock -x "$locks/gpu-0.turnstile" flock -x "$locks/gpu-0.lock" sleep 0.4
+wait "$first" "$second"
+sleep 0.1
+kill "$timeline"
+wait "$timeline"
+said=$(cat "$locks/timeline.txt")
+# shared: 2 holders for 0.4 s, then 1 for 0.1 s; drain 0.3 s beside the last; alone 0.4 s.
+if awk '$1 == "alone" { alone = $2 } $1 == "drain" { drain = $2; drain_holders = $5 }
+        $1 == "shared" { shared = $2; shared_holders = $5 } /^  drain: 1 spells/ { spells = 1 }
+        END { exit !(alone >= 0.3 && alone <= 0.6 && drain >= 0.2 && drain <= 0.5 &&
+                     drain_holders >= 0.8 && drain_holders <= 1.2 && shared >= 0.4 &&
+                     shared_holders >= 1.5 && shared_holders <= 2.0 && spells) }' <<<"$said"; then
+    pass "$check"
+else
+    fail "$check" "$said"
+fi
+rm -rf "$locks"
