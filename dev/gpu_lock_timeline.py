@@ -13,7 +13,8 @@ processes it can see, and make grade's test hosts are in pid namespaces of their
 The states, from the samples:
   alone    a timed test holds the GPU lock alone (its window);
   drain    a timed test holds the turnstile and waits for the holders of the lock to let go
-           (each stops once it has held it harness/host/gpu_share.c's YIELD_AFTER_S): nobody new comes in;
+           (each stops once it has held it YIELD_AFTER_S, harness/host/gpu_share.c): nobody
+           new comes in;
   shared   test programs hold it shared, nobody waits;
   free     nobody holds it.
 """
