@@ -219,20 +219,24 @@ def sample_class(dest):
 
 # --- The benchmark's class ----------------------------------------------------------------
 
+class NoSuchChapter(ValueError):
+    """A chapter named for the benchmark's class that has no exercises."""
+
+
 def in_chapters(exercises, chapters):
     """The exercises of the chapters named as make run's CH names one (1, 01, ch01 or
     ch01-memory); all of them where none is named. A name that matches no chapter is an error."""
     if not chapters:
         return exercises
-    kept = []
+    kept = set()
     for name in chapters:
-        forms = {name, "ch0%s" % name, "ch%s" % name}
-        found = [e for e in exercises
-                 if e.split("/")[0] in forms or e.split("/")[0].split("-")[0] in forms]
+        forms = {name, "ch0" + name, "ch" + name}
+        found = {e for e in exercises if e.split("/")[0] in forms
+                 or e.split("/")[0].split("-")[0] in forms}
         if not found:
-            raise ValueError("CH=%s names no chapter with exercises; the chapters: %s" % (
+            raise NoSuchChapter("CH=%s names no chapter with exercises; the chapters: %s" % (
                 name, " ".join(sorted({e.split("/")[0] for e in exercises}))))
-        kept += [e for e in found if e not in kept]
+        kept |= found
     return [e for e in exercises if e in kept]
 
 
@@ -295,17 +299,9 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "sample":
         sample_class(argv[1])
     elif len(argv) >= 1 and argv[0] == "chapters":
-        try:
-            print("\n".join(in_chapters(course_exercises(), argv[1:])))
-        except ValueError as err:
-            print("make grade-benchmark: %s" % err, file=sys.stderr)
-            return 2
+        print("\n".join(in_chapters(course_exercises(), argv[1:])))
     elif len(argv) >= 3 and argv[0] == "benchmark":
-        try:
-            kinds = benchmark_class(argv[1], int(argv[2]), chapters=argv[3:])
-        except ValueError as err:
-            print("make grade-benchmark: %s" % err, file=sys.stderr)
-            return 2
+        kinds = benchmark_class(argv[1], int(argv[2]), chapters=argv[3:])
         print(", ".join("%d %s" % (n, k) for k, n in sorted(kinds.items())))
     else:
         print(__doc__, file=sys.stderr)
@@ -314,4 +310,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except NoSuchChapter as err:
+        print("make grade-benchmark: %s" % err, file=sys.stderr)
+        sys.exit(2)
