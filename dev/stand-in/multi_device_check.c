@@ -332,11 +332,11 @@ static void kernels_and_peer_memory(void)
     cudaDeviceEnablePeerAccess(1, 0);
     gpu_work_scale_add(0, y0, x1, N, 1, 0); /* once, for the host's page faults */
     cudaDeviceSynchronize();
-    double start = now_ms();
+    double start = host_clock_ms();
     cudaError_t e = gpu_work_scale_add(0, y0, x1, N, 2.0f, 1.0f);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
-    const double took = now_ms() - start;
+    const double took = host_clock_ms() - start;
     cudaMemcpy(h, y0, BYTES, cudaMemcpyDeviceToHost);
     EXPECT(e == cudaSuccess && h[N - 1] == 2.0f * (float)((N - 1) % 1000) + 1.0f,
            "a kernel on device 0 reads device 1's memory, access 0 -> 1 enabled: %s", NAME(e));

@@ -5,11 +5,11 @@
 #define MULTI_DEVICE_CHECK_H
 #define _GNU_SOURCE
 #include "gpu_work.h"
+#include "timing.h"
 
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 extern int failures;
 #define EXPECT(cond, ...)                                                                          \
@@ -27,13 +27,6 @@ enum { MIB = 1 << 20, BYTES = 32 * MIB };
 /* The link slow enough (1 GB/s: 32 MiB in 34 ms) that the model, not the host's memcpy, sets
  * the times the timing checks compare. */
 #define SLOW_LINK "FAKE_CUDA_LINK_GBPS=1"
-
-static inline double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 /* Runs `scenario` (with up to two arguments) as another process with the environment settings
  * `env` (NAME=VALUE, space-separated); stderr into `errors` when it is not NULL. Whether its

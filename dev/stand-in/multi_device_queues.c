@@ -63,18 +63,18 @@ void synchronisation(void)
     void *d0 = NULL;
     cudaMalloc(&d0, 4096);
     cudaSetDevice(1);
-    double start = now_ms();
+    double start = host_clock_ms();
     gpu_work_keep_busy(0, 300); /* device 1's legacy default stream */
     cudaSetDevice(0);
     cudaMemset(d0, 1, 4096);
     EXPECT(cudaStreamSynchronize(0) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess &&
-               now_ms() - start < 150,
+               host_clock_ms() - start < 150,
            "device 0's legacy stream and cudaDeviceSynchronize do not wait for device 1's kernel "
            "(%.0f ms)",
-           now_ms() - start);
+           host_clock_ms() - start);
     cudaSetDevice(1);
-    EXPECT(cudaDeviceSynchronize() == cudaSuccess && now_ms() - start >= 290,
-           "device 1's cudaDeviceSynchronize does (%.0f ms)", now_ms() - start);
+    EXPECT(cudaDeviceSynchronize() == cudaSuccess && host_clock_ms() - start >= 290,
+           "device 1's cudaDeviceSynchronize does (%.0f ms)", host_clock_ms() - start);
     cudaSetDevice(0);
     cudaFree(d0);
 }
@@ -139,9 +139,9 @@ void peer_copies(void)
     cudaMemsetAsync(d1, 0x66, 4096, 0);
     cudaSetDevice(0);
     cudaMemset(d0, 0x55, 4096);
-    double start = now_ms();
+    double start = host_clock_ms();
     e = cudaMemcpyPeer(d1, 1, d0, 0, 4096);
-    const double returned = now_ms() - start;
+    const double returned = host_clock_ms() - start;
     EXPECT(e == cudaSuccess && returned < 50 && device1_holds(d1, h, 0x55),
            "cudaMemcpyPeer returns at once (%.1f ms), after device 1's earlier work, before its "
            "later reads",
@@ -166,7 +166,7 @@ typedef struct copy_job {
 /* Queues each job, then waits for them all; milliseconds. */
 static double time_copies(copy_job *jobs, int count)
 {
-    double start = now_ms();
+    double start = host_clock_ms();
     for (int i = 0; i < count; i++) {
         cudaSetDevice(jobs[i].device);
         cudaMemcpyAsync(jobs[i].dst, jobs[i].src, BYTES, jobs[i].kind, jobs[i].stream);
@@ -174,7 +174,7 @@ static double time_copies(copy_job *jobs, int count)
     for (int i = 0; i < count; i++)
         cudaStreamSynchronize(jobs[i].stream);
     cudaSetDevice(0);
-    return now_ms() - start;
+    return host_clock_ms() - start;
 }
 
 /* Each device has its own copy engines; a copy between devices keeps the source's outbound and

@@ -14,10 +14,10 @@
  */
 #include "harness.h"
 #include "peer_copy.h"
+#include "timing.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
 COURSE_EXERCISE(
     "A peer copy on the sending GPU's stream, timed by its events",
@@ -277,13 +277,6 @@ COURSE_TEST(the_copy_is_queued_between_two_events_recorded_on_its_stream, 2)
                   stream_words(copy), elsewhere == start ? "start" : "stop",
                   stream_words(elsewhere), trace_summary());
     expect_success(err, &c, 0);
-}
-
-static double host_clock_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
 }
 
 COURSE_TEST(the_time_is_measured_by_the_gpu_from_start_to_stop, 3)
