@@ -26,14 +26,14 @@ void gpu_share_close(void);
 void gpu_share_take(bool alone);
 void gpu_share_give_back(void);
 /* Whether the holder should let a waiting timed test in now: it holds the GPU shared, has
- * held it for a while, and a timed test has been seen waiting twice in a row. Call it every
- * GPU_SHARE_CHECK_S or so. */
+ * held it for a while, and a timed test waits. Call it every GPU_SHARE_CHECK_S or so: every
+ * program beside the GPU waits for the slowest to look. */
 bool gpu_share_should_yield(void);
 /* Stops `root` and every process below it, lets the timed test have the GPU, takes it shared
  * again and lets them go on. Returns the seconds they were stopped. */
 double gpu_share_yield(pid_t root);
 
-#define GPU_SHARE_CHECK_S 0.02
+#define GPU_SHARE_CHECK_S 0.005
 
 /* The lock a variable names, opened for flock: VARIABLE_FD=N, a descriptor handed over, or
  * VARIABLE=PATH; -1 where it names none. */
