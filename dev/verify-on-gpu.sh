@@ -8,8 +8,10 @@
 # (nobody, 65534) in a copy of the tree without its build folder, as a fresh clone would run
 # it; the same as root in the checkout; make check SOLUTIONS=1 twice (the second with nothing
 # to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it), beside
-# dev/gpu_lock_timeline.py. The closing lines of each are what a note quotes. VERIFY_SKIP="root
-# check" leaves those steps out (a machine lent for minutes, say). VERIFY_BASELINE=FILE.tgz, a
+# dev/gpu_lock_timeline.py. The closing lines of each are what a note quotes. VERIFY_SKIP="test
+# root check benchmark" leaves any of those steps out (a machine lent for minutes, say; a second
+# call on the warm machine for the baseline alone); VERIFY_CH="1 2 3" benchmarks a class of those
+# chapters' exercises (make grade-benchmark CH=). VERIFY_BASELINE=FILE.tgz, a
 # `git archive` of the tree to compare with (the lent machine's .git may be stale: carry the
 # file), benchmarks that tree too, right after, on the same machine, with its own make deps.
 set -uo pipefail
@@ -49,7 +51,7 @@ keep deps make deps
 copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
 tar -cf - --exclude=./build . | tar -xf - -C "$copy"
 chown -R 65534:65534 "$copy" "$home"
-keep test-user setpriv --reuid=65534 --regid=65534 --clear-groups \
+[[ $skip == *" test "* ]] || keep test-user setpriv --reuid=65534 --regid=65534 --clear-groups \
     env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
 tar -czf "$out/test-user-results.tgz" -C "$copy/build/selftest" results 2>/dev/null
 rm -rf "$copy" "$home"
@@ -65,7 +67,8 @@ benchmark() {
     chmod 755 "$locks" # as make test makes its own: other users may open the files
     python3 dev/gpu_lock_timeline.py "$locks" >"$out/$1-timeline.txt" 2>&1 &
     timeline=$!
-    keep "$1" env COURSE_LOCK_DIR="$locks" make -C "$2" grade-benchmark STUDENTS="$students"
+    keep "$1" env COURSE_LOCK_DIR="$locks" make -C "$2" grade-benchmark STUDENTS="$students" \
+        CH="${VERIFY_CH:-}"
     kill "$timeline"
     wait "$timeline"
     tee -a "$out/run.log" <"$out/$1-timeline.txt"
@@ -73,7 +76,7 @@ benchmark() {
     (cd "$2/build/grade-benchmark/out" && tar -czf "$out/$1-feedback.tgz" students/*/feedback.md)
     rm -rf "$locks"
 }
-((students > 0)) && benchmark benchmark .
+((students > 0)) && [[ $skip != *" benchmark "* ]] && benchmark benchmark .
 if ((students > 0)) && [[ -n ${VERIFY_BASELINE:-} ]]; then
     baseline=$(mktemp -d /tmp/verify-baseline.XXXXXX)
     if tar -xzf "$VERIFY_BASELINE" -C "$baseline"; then
