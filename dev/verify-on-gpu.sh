@@ -7,13 +7,16 @@
 # OUT/run.log: make deps; make test REQUIRE_GPU=1 SELFTEST_TIMES=1 as an unprivileged user
 # (nobody, 65534) in a copy of the tree without its build folder, as a fresh clone would run
 # it; the same as root in the checkout; make check SOLUTIONS=1 twice (the second with nothing
-# to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it), beside
-# dev/gpu_lock_timeline.py. The closing lines of each are what a note quotes. VERIFY_SKIP="test
-# root check benchmark" leaves any of those steps out (a machine lent for minutes, say; a second
-# call on the warm machine for the baseline alone); VERIFY_CH="1 2 3" benchmarks a class of those
-# chapters' exercises (make grade-benchmark CH=). VERIFY_BASELINE=FILE.tgz, a
-# `git archive` of the tree to compare with (the lent machine's .git may be stale: carry the
-# file), benchmarks that tree too, right after, on the same machine, with its own make deps.
+# to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it). The unprivileged
+# make test and the benchmarks run beside dev/gpu_lock_timeline.py (OUT/NAME-timeline.txt).
+# The closing lines of each are what a note quotes.
+#
+# VERIFY_SKIP="test root check benchmark" leaves any of those steps out (a machine lent for
+# minutes, say; or a second call on the warm machine for the baseline alone). VERIFY_CH="1 2 3"
+# benchmarks a class of those chapters' exercises (make grade-benchmark CH=).
+# VERIFY_BASELINE=FILE.tgz, a `git archive` of the tree to compare with (the lent machine's .git
+# may be stale: carry the file), benchmarks that tree too, right after, on the same machine,
+# with its own make deps.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 if [[ -z ${1:-} ]]; then
@@ -51,8 +54,8 @@ keep deps make deps
 copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
 tar -cf - --exclude=./build . | tar -xf - -C "$copy"
 chown -R 65534:65534 "$copy" "$home"
-[[ $skip == *" test "* ]] || keep test-user setpriv --reuid=65534 --regid=65534 --clear-groups \
-    env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
+[[ $skip == *" test "* ]] || watched test-user 65534:65534 setpriv --reuid=65534 --regid=65534 \
+    --clear-groups env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
 tar -czf "$out/test-user-results.tgz" -C "$copy/build/selftest" results 2>/dev/null
 rm -rf "$copy" "$home"
 [[ $skip == *" root "* ]] || keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
@@ -60,21 +63,27 @@ if [[ $skip != *" check "* ]]; then
     keep check-solutions-1 make check SOLUTIONS=1
     keep check-solutions-2 make check SOLUTIONS=1
 fi
-# benchmark NAME FOLDER: make grade-benchmark in FOLDER, the GPU's lock sampled beside it.
-benchmark() {
-    local locks timeline
+# watched NAME OWNER COMMAND...: keep NAME COMMAND with a lock folder of OWNER's (make test
+# makes its lock files there), the GPU's lock sampled beside it into OUT/NAME-timeline.txt.
+watched() {
+    local name=$1 owner=$2 locks timeline
+    shift 2
     locks=$(mktemp -d /tmp/verify-locks.XXXXXX)
+    chown "$owner" "$locks"
     chmod 755 "$locks" # as make test makes its own: other users may open the files
-    python3 dev/gpu_lock_timeline.py "$locks" >"$out/$1-timeline.txt" 2>&1 &
+    python3 dev/gpu_lock_timeline.py "$locks" >"$out/$name-timeline.txt" 2>&1 &
     timeline=$!
-    keep "$1" env COURSE_LOCK_DIR="$locks" make -C "$2" grade-benchmark STUDENTS="$students" \
-        CH="${VERIFY_CH:-}"
+    keep "$name" env COURSE_LOCK_DIR="$locks" "$@"
     kill "$timeline"
     wait "$timeline"
-    tee -a "$out/run.log" <"$out/$1-timeline.txt"
+    tee -a "$out/run.log" <"$out/$name-timeline.txt"
+    rm -rf "$locks"
+}
+# benchmark NAME FOLDER: make grade-benchmark in FOLDER, beside the lock's timeline.
+benchmark() {
+    watched "$1" root make -C "$2" grade-benchmark STUDENTS="$students" CH="${VERIFY_CH:-}"
     # Every student's feedback: which test a student who solved everything lost, say.
     (cd "$2/build/grade-benchmark/out" && tar -czf "$out/$1-feedback.tgz" students/*/feedback.md)
-    rm -rf "$locks"
 }
 ((students > 0)) && [[ $skip != *" benchmark "* ]] && benchmark benchmark .
 if ((students > 0)) && [[ -n ${VERIFY_BASELINE:-} ]]; then
