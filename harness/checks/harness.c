@@ -244,11 +244,8 @@ void harness_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind 
     CUDA_CHECK(cudaMemcpy(harness_view(dst, bytes), harness_view(src, bytes), bytes, kind));
     /* A pageable copy returns before its bytes land; the learner's code, in another context,
      * must find them there. */
-    if (remote_device_view(dst, bytes) != NULL) {
-        remote_on_device_of(dst, bytes);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        remote_on_device(0);
-    }
+    if (remote_on_device_of(dst, bytes))
+        remote_device_done();
 }
 
 double harness_synchronize_untraced(void)
@@ -286,8 +283,7 @@ void poison_device(void *d_buffer, size_t bytes)
 {
     remote_on_device_of(d_buffer, bytes);
     CUDA_CHECK(cudaMemset(harness_view(d_buffer, bytes), POISON_BYTE, bytes));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    remote_on_device(0);
+    remote_device_done();
 }
 
 void repeat_period(void *buffer, size_t period, size_t bytes)

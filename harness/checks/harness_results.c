@@ -29,9 +29,7 @@ void harness_spots_poison(harness_spots *spots, void *dst, size_t bytes)
 {
     spots->dst = dst;
     spots->count = bytes < HARNESS_SPOT_BYTES ? 0 : HARNESS_SPOTS;
-    const bool on_device = remote_device_view(dst, bytes) != NULL;
-    if (on_device)
-        remote_on_device_of(dst, bytes); /* the sets go to the GPU that holds dst */
+    const bool on_device = remote_on_device_of(dst, bytes); /* the sets go to dst's GPU */
     for (int k = 0; k < spots->count; k++) {
         /* Anywhere, the very end included: a copy cut short is caught at its tail. */
         size_t at = k == 0 ? bytes - HARNESS_SPOT_BYTES
@@ -44,10 +42,8 @@ void harness_spots_poison(harness_spots *spots, void *dst, size_t bytes)
         else
             poison_host(spot, HARNESS_SPOT_BYTES);
     }
-    if (on_device) {
-        CUDA_CHECK(cudaDeviceSynchronize());
-        remote_on_device(0);
-    }
+    if (on_device)
+        remote_device_done();
 }
 
 void harness_spot_read(const harness_spots *spots, int k, void *value)

@@ -121,9 +121,13 @@ void *remote_device_view(const void *ptr, size_t bytes);
 /* The GPU that memory lives on; -1 when it lies in no buffer of the test's. */
 int remote_device_of(const void *ptr, size_t bytes);
 /* Makes `device` the checker's current GPU (0 between the harness's own steps); or the one
- * that holds the test's device memory at [ptr, ptr + bytes). */
+ * that holds the test's device memory at [ptr, ptr + bytes), true when one does (GPU 0
+ * otherwise). remote_device_done ends such a stretch: it waits for the checker's own work on
+ * the current GPU (the learner's code, in another context, must find it done), then makes
+ * GPU 0 current again. */
 void remote_on_device(int device);
-void remote_on_device_of(const void *ptr, size_t bytes);
+bool remote_on_device_of(const void *ptr, size_t bytes);
+void remote_device_done(void);
 void remote_register(void *h_buffer, size_t bytes); /* pinned in the worker, kept so */
 cudaStream_t remote_stream_create(unsigned int flags);
 /* NULL: the whole device, and then the milliseconds the device took to become idle. */

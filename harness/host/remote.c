@@ -151,10 +151,17 @@ int remote_device_of(const void *ptr, size_t bytes)
     return view != NULL ? view->device : -1;
 }
 
-void remote_on_device_of(const void *ptr, size_t bytes)
+bool remote_on_device_of(const void *ptr, size_t bytes)
 {
     const int device = remote_device_of(ptr, bytes);
     remote_on_device(device < 0 ? 0 : device);
+    return device >= 0;
+}
+
+void remote_device_done(void)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    remote_on_device(0);
 }
 
 static void close_view(size_t i)

@@ -245,10 +245,12 @@ static bool run_and_report(int x, double timeout, bool use_cuda, bool *no_gpu, c
         snprintf(need, sizeof need, "%d GPUs", e->gpus_needed);
         snprintf(why_here, sizeof why_here, "it needs %d GPUs and this machine has %d",
                  e->gpus_needed, e->gpus_seen);
-        /* An untouched stub is "not started" here too: the learner's progress says so. */
+        /* An untouched stub is "not started" here too: the learner's progress says so, and
+         * its record says nothing of the machine (make check's word on no GPU at all, by
+         * contrast, goes in every record: it says so once for all). */
         e->options.not_started = is_not_started(e, outcomes);
-        all_passed =
-            report_not_run(&e->options, outcomes, e->count, "too_few_gpus", need, why_here);
+        all_passed = report_not_run(&e->options, outcomes, e->count, "too_few_gpus", need,
+                                    e->options.not_started ? NULL : why_here);
     } else if (e->unloadable[0] != '\0' && e->count > 0 && !outcomes[0].passed &&
                strcmp(outcomes[0].message, e->unloadable) == 0) {
         report_unloadable(&e->options, e->unloadable);

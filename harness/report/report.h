@@ -57,7 +57,8 @@ bool report_no_gpu(const report_options *options, const test_outcome *outcomes, 
                    const char *why);
 /* The same for tests that did not run for want of something else the machine lacks: status
  * (too_few_gpus, say) unless the file is an untouched stub, `need` as the block says it ("2
- * GPUs"), `why` the note of the JSON record. */
+ * GPUs"), `why` the note of the JSON record (NULL for none: the caller knows whether the
+ * machine's lack is worth saying of this file). */
 bool report_not_run(const report_options *options, const test_outcome *outcomes, int count,
                     const char *status_if_started, const char *need, const char *why);
 /* An exercise whose learner module the worker could not load (status "unloadable" in JSON):

@@ -68,8 +68,8 @@ alternatives=$($MAKE -s --no-print-directory list-alternatives)
 source_of() {
     if [[ $1 == mutants/* ]]; then echo "build/$1.c"; else echo "$1.c"; fi
 }
-# record_field PROGRAM FIELD: its record's status or seconds, from the lines the test host wrote
-# beside its JSON record (--fields); nothing where it reported none.
+# record_field PROGRAM FIELD: a field of its record (status, seconds, note), from the lines the
+# test host wrote beside its JSON record (--fields); nothing where it reported none.
 record_field() {
     awk -F '\t' -v field="$2" '$1 == field { print $2 }' \
         "$results_dir/${1//\//_}.fields" 2>/dev/null
@@ -141,8 +141,9 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
         expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.patch" | head -n 1)
-        [[ $(record_field "mutants/$mutant" status) == too_few_gpus ]] && continue
-        if [[ $(record_field "mutants/$mutant" status) != failed ]] ||
+        mutant_status=$(record_field "mutants/$mutant" status)
+        [[ $mutant_status == too_few_gpus ]] && continue
+        if [[ $mutant_status != failed ]] ||
            [[ -z $expected ]] || ! grep -qF -- "$expected" "$results_dir/$name.out"; then
             again+=("mutants/$mutant")
         fi
@@ -186,7 +187,7 @@ run_tests() {
     local name=${1//\//_}
     output=$(cat "$results_dir/$name.out" 2>/dev/null)
     fields=$(cat "$results_dir/$name.fields" 2>/dev/null)
-    record_status=$(awk -F '\t' '$1 == "status" { print $2 }' <<<"$fields")
+    record_status=$(record_field "$1" status)
     case $record_status in
         passed) status=0 ;;
         failed | not_started) status=1 ;;
@@ -222,7 +223,7 @@ for exercise in $exercises; do
     # passed or failed; each kind of file says so once.
     run_tests "solutions/$exercise"
     if [[ $record_status == too_few_gpus ]]; then
-        why=$(awk -F '\t' '$1 == "note" { print $2 }' <<<"$fields")
+        why=$(record_field "solutions/$exercise" note)
         others=$(grep -c "^$exercise--" <<<"$alternatives")
         skip "solution $exercise passes all its tests (skipped: $why)"
         ((others > 0)) && skip "$others alternatives of $exercise pass all their tests (skipped: $why)"
