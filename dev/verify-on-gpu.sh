@@ -49,20 +49,6 @@ keep() {
     rm -f "$log"
 }
 
-nvidia-smi -L >>"$out/run.log" 2>&1
-keep deps make deps
-copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
-tar -cf - --exclude=./build . | tar -xf - -C "$copy"
-chown -R 65534:65534 "$copy" "$home"
-[[ $skip == *" test "* ]] || watched test-user 65534:65534 setpriv --reuid=65534 --regid=65534 \
-    --clear-groups env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
-tar -czf "$out/test-user-results.tgz" -C "$copy/build/selftest" results 2>/dev/null
-rm -rf "$copy" "$home"
-[[ $skip == *" root "* ]] || keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
-if [[ $skip != *" check "* ]]; then
-    keep check-solutions-1 make check SOLUTIONS=1
-    keep check-solutions-2 make check SOLUTIONS=1
-fi
 # watched NAME OWNER COMMAND...: keep NAME COMMAND with a lock folder of OWNER's (make test
 # makes its lock files there), the GPU's lock sampled beside it into OUT/NAME-timeline.txt.
 watched() {
@@ -79,6 +65,20 @@ watched() {
     tee -a "$out/run.log" <"$out/$name-timeline.txt"
     rm -rf "$locks"
 }
+nvidia-smi -L >>"$out/run.log" 2>&1
+keep deps make deps
+copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
+tar -cf - --exclude=./build . | tar -xf - -C "$copy"
+chown -R 65534:65534 "$copy" "$home"
+[[ $skip == *" test "* ]] || watched test-user 65534:65534 setpriv --reuid=65534 --regid=65534 \
+    --clear-groups env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
+tar -czf "$out/test-user-results.tgz" -C "$copy/build/selftest" results 2>/dev/null
+rm -rf "$copy" "$home"
+[[ $skip == *" root "* ]] || keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
+if [[ $skip != *" check "* ]]; then
+    keep check-solutions-1 make check SOLUTIONS=1
+    keep check-solutions-2 make check SOLUTIONS=1
+fi
 # benchmark NAME FOLDER: make grade-benchmark in FOLDER, beside the lock's timeline.
 benchmark() {
     watched "$1" root make -C "$2" grade-benchmark STUDENTS="$students" CH="${VERIFY_CH:-}"
