@@ -66,6 +66,9 @@ watched() {
     rm -rf "$locks"
 }
 nvidia-smi -L >>"$out/run.log" 2>&1
+# The machine's layout: which CPUs and memory node are the GPU's own (a timed test's reference
+# and the learner's code may run on different ones).
+{ nvidia-smi topo -m; lscpu | grep -i numa; } >>"$out/run.log" 2>&1
 keep deps make deps
 copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
 tar -cf - --exclude=./build . | tar -xf - -C "$copy"
