@@ -294,6 +294,10 @@ double harness_host_memcpy_gb_per_s(const void *src, size_t bytes, int threads);
  * speed the test measured compares with another, say. Each call adds a sentence. */
 void harness_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 const char *harness_test_note(void); /* internal: the running test's note, "" when none */
+/* The running test was spoiled by something outside the learner's code (a GPU that others
+ * kept busy while the test measured, say): it ends here, reported not graded, and make grade
+ * runs it again. The sentence says what the test saw. */
+void harness_not_graded(const char *format, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* --- Streams, from the trace (checks_streams.c) -------------------------------------------- */
 

@@ -340,6 +340,9 @@ COURSE_TEST(errors_are_returned_and_the_streams_still_destroyed, 2)
 enum { TIMED_CHUNK = 1 << 20, TIMED_CHUNKS = 64, TIMED_STREAMS = 4, ATTEMPTS = 5 };
 #define MAX_OF_IDEAL 1.4
 #define MIN_SPEEDUP 1.3
+#define NO_OVERLAP                                                                                \
+    "the test's own copies up and back, run at once on two streams, took %.2f ms in the last "    \
+    "of %d attempts, none faster than one after the other (%.2f + %.2f ms)"
 
 /* What each of the test's own measurements queues: one stage of every chunk, or all three. */
 typedef enum stage { STAGE_UP = 1, STAGE_KERNEL = 2, STAGE_DOWN = 4, STAGE_SERIAL = 7 } stage;
@@ -449,22 +452,29 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
     job j = make_job((size_t)TIMED_CHUNKS * TIMED_CHUNK, TIMED_CHUNK, TIMED_STREAMS);
     (void)time_theirs(&j); /* warm-up: the first launch loads the kernel, streams get set up */
     expect_results(&j, "h_out");
-    timings t = {0};
+    timings t = {0}, judged = {0}; /* the last attempt, and the last that could judge */
+    bool any_judged = false;
     harness_gpu_alone_begin();
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         measure_stages(&j, &t);
-        ck_assert_msg(t.both < 0.8 * (t.up + t.down),
-                      "the test's own copies up and back, run at once on two streams, took "
-                      "%.2f ms, as long as one after the other (%.2f + %.2f ms): this GPU or "
-                      "runtime does not overlap copies in the two directions, so no pipeline "
-                      "can be faster here than serial, and the test cannot judge yours",
-                      t.both, t.up, t.down);
         t.theirs = time_theirs(&j);
+        if (t.both >= 0.8 * (t.up + t.down))
+            continue; /* the test's own copies did not overlap: nothing could, this time */
+        judged = t, any_judged = true;
         if (fast_enough(&t))
             break;
     }
     harness_gpu_alone_end();
     expect_results(&j, "after the timed run, h_out");
+    int engines = 0; /* a GPU with a copy engine each way overlaps them: something held one */
+    CUDA_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0));
+    if (!any_judged && engines >= 2) /* a copy another program queued before it was stopped */
+        harness_not_graded(NO_OVERLAP ", on a GPU with %d copy engines: something else used one "
+                           "while the test measured", t.both, ATTEMPTS, t.up, t.down, engines);
+    ck_assert_msg(any_judged, NO_OVERLAP ": this GPU does not overlap copies both ways, so no "
+                  "pipeline can beat serial here, and the test cannot judge yours",
+                  t.both, ATTEMPTS, t.up, t.down);
+    t = judged;
     if (fast_enough(&t)) {
         harness_note("Your pipeline took %.2f ms: %.2f times the ideal (%.2f ms, its longest "
                      "stage as the test measured it) and %.2f times faster than serial (%.2f ms).",
