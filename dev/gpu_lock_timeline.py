@@ -8,7 +8,9 @@ shared or free.
 Reads /proc/locks every MS milliseconds (2 by default) for the flock locks on LOCK_DIR's
 gpu-GPU.lock and gpu-GPU.turnstile (harness/host/gpu_share.h says what each is for), and on
 exit prints the share of the time in each state, how many programs held the lock shared on
-average in each, and the count and mean length of the windows and of the drains before them. Run it as root: /proc/locks shows a reader only the locks of
+average in each, and the count and mean length of the windows and of the drains before them;
+then how busy the turns to make a CUDA context were (contexts*.lock): how many contexts were
+made, how often every turn was taken, and how many programs waited for one. Run it as root: /proc/locks shows a reader only the locks of
 processes it can see, and make grade's test hosts are in pid namespaces of their own.
 The states, from the samples:
   alone    a timed test holds the GPU lock alone (its window);
@@ -25,9 +27,13 @@ import sys
 import time
 
 
+CONTEXT_TURNS = ("contexts.lock", "contexts-1.lock", "contexts-2.lock")  # grader/gpu_locks.py
+
+
 def lock_ids(folder, gpu):
     ids = {}
-    for role, name in (("lock", "gpu-%s.lock" % gpu), ("turnstile", "gpu-%s.turnstile" % gpu)):
+    for role, name in (("lock", "gpu-%s.lock" % gpu), ("turnstile", "gpu-%s.turnstile" % gpu)) + \
+            tuple(("context", name) for name in CONTEXT_TURNS):
         path = os.path.join(folder, name)
         st = os.stat(path)
         # /proc/locks names a file MAJOR:MINOR:INODE, the device's numbers in hexadecimal.
@@ -36,23 +42,32 @@ def lock_ids(folder, gpu):
 
 
 def sample(ids):
-    """(state, holders): the state the locks are in now ('alone', 'drain', 'shared' or 'free'),
-    and how many programs hold the GPU's lock shared (run untimed tests) meanwhile."""
-    held = {"lock": [], "turnstile": []}
+    """(state, holders, makers, waiting): the state the locks are in now ('alone', 'drain',
+    'shared' or 'free'), how many programs hold the GPU's lock shared (run untimed tests)
+    meanwhile, the programs (pids) that hold a turn to make a context, and how many wait for
+    one."""
+    held = {"lock": [], "turnstile": [], "context": []}
+    waiting = 0
     with open("/proc/locks") as f:
         for line in f:
             fields = line.split()
-            if len(fields) < 6 or fields[1] == "->":  # a waiter, not a holder
+            if len(fields) > 6 and fields[1] == "->":  # a waiter: its fields one further on
+                waiting += ids.get(fields[6]) == "context"
+                continue
+            if len(fields) < 6:
                 continue
             role = ids.get(fields[5])
-            if role is not None:
+            if role == "context":
+                held[role].append(fields[4])  # the pid
+            elif role is not None:
                 held[role].append(fields[3])  # READ or WRITE
     holders = held["lock"].count("READ")
+    makers = frozenset(held["context"])
     if "WRITE" in held["lock"]:
-        return "alone", holders
+        return "alone", holders, makers, waiting
     if "WRITE" in held["turnstile"]:
-        return "drain", holders
-    return ("shared" if holders else "free"), holders
+        return "drain", holders, makers, waiting
+    return ("shared" if holders else "free"), holders, makers, waiting
 
 
 def main(argv):
@@ -76,15 +91,21 @@ def main(argv):
     seconds = {"alone": 0.0, "drain": 0.0, "shared": 0.0, "free": 0.0}
     holder_seconds = dict.fromkeys(seconds, 0.0)
     spells = {"alone": [], "drain": []}
-    state, holders, since = None, 0, time.monotonic()
+    # The context turns: seconds with n turns taken, waiters times seconds, contexts begun.
+    turn_seconds = [0.0] * (len(CONTEXT_TURNS) + 1)
+    waiter_seconds, begun, makers = 0.0, 0, frozenset()
+    state, holders, waiting, since = None, 0, 0, time.monotonic()
     started = last = since
     while not stop:
-        now_state, now_holders = sample(ids)
+        now_state, now_holders, now_makers, now_waiting = sample(ids)
         now = time.monotonic()
         if state is not None:
             seconds[state] += now - last
             holder_seconds[state] += holders * (now - last)
-        holders = now_holders
+            turn_seconds[min(len(makers), len(CONTEXT_TURNS))] += now - last
+            waiter_seconds += waiting * (now - last)
+        begun += len(now_makers - makers)
+        holders, makers, waiting = now_holders, now_makers, now_waiting
         if now_state != state:
             if state in spells:
                 spells[state].append(now - since)
@@ -102,6 +123,12 @@ def main(argv):
             print("  %s: %d spells, mean %.0f ms, median %.0f ms, longest %.0f ms" % (
                 name, len(lengths), 1e3 * sum(lengths) / len(lengths),
                 1e3 * lengths[len(lengths) // 2], 1e3 * lengths[-1]))
+    if total:
+        print("  context turns: %d contexts begun (%.1f a second); all %d turns taken %.1f%% of "
+              "the time, none %.1f%%; %.1f programs waiting for a turn, on average" % (
+                  begun, begun / total, len(CONTEXT_TURNS),
+                  100 * turn_seconds[len(CONTEXT_TURNS)] / total, 100 * turn_seconds[0] / total,
+                  waiter_seconds / total))
     return 0
 
 
