@@ -142,6 +142,9 @@ def command_grade(args):
         submissions_module.read_files(submission, exercise_ids)
     todo = [s for s in found if args.regrade or
             not results.is_graded(out, s.student, s.fingerprint())]
+    # The students with the most files first (by name among equals): a lane grades a student's
+    # exercises one after another, so the longest student started last would end the run alone.
+    todo.sort(key=lambda s: -len(s.files))
     announce(grader, args, todo, exercise_ids, skipped_entries)
     started = time.monotonic()
     run = ClassRun(grader, args, out, todo, exercise_ids)
