@@ -125,7 +125,7 @@ def main(argv):
                 1e3 * lengths[len(lengths) // 2], 1e3 * lengths[-1]))
     if total:
         print("  context turns: %d contexts begun (%.1f a second); all %d turns taken %.1f%% of "
-              "the time, none %.1f%%; %.1f programs waiting for a turn, on average" % (
+              "the time, none %.1f%%; %.2f programs waiting for a turn, on average" % (
                   begun, begun / total, len(CONTEXT_TURNS),
                   100 * turn_seconds[len(CONTEXT_TURNS)] / total, 100 * turn_seconds[0] / total,
                   waiter_seconds / total))

@@ -72,21 +72,28 @@ fi
 rm -rf "$measured"
 
 # dev/gpu_lock_timeline.py reads the GPU's lock from /proc/locks: two programs share it, a timed
-# test waits at the turnstile for the one still holding it, then has it alone.
-check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders"
+# test waits at the turnstile for the one still holding it, then has it alone. Meanwhile two
+# programs take the first turn to make a context, the second waiting for the first.
+check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts"
 locks=$(mktemp -d)
-: >"$locks/gpu-0.lock"
-: >"$locks/gpu-0.turnstile"
+for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock; do
+    : >"$locks/$name"
+done
 python3 dev/gpu_lock_timeline.py "$locks" 0 >"$locks/timeline.txt" 2>&1 &
 timeline=$!
 sleep 1 # python's start
+flock -x "$locks/contexts.lock" sleep 0.3 &
+maker=$!
+sleep 0.05
+flock -x "$locks/contexts.lock" sleep 0.1 &
+waiter=$!
 flock -s "$locks/gpu-0.lock" sleep 0.4 &
 first=$!
 flock -s "$locks/gpu-0.lock" sleep 0.8 &
 second=$!
 sleep 0.5
 flock -x "$locks/gpu-0.turnstile" flock -x "$locks/gpu-0.lock" sleep 0.4
-wait "$first" "$second"
+wait "$first" "$second" "$maker" "$waiter"
 sleep 0.1
 kill "$timeline"
 wait "$timeline"
@@ -96,10 +103,11 @@ said=$(cat "$locks/timeline.txt")
 # second drain of a sample or two, so the longest wait is what counts.)
 if awk '$1 == "alone" { alone = $2 } $1 == "drain" { drain = $2; drain_holders = $5 }
         $1 == "shared" { shared = $2; shared_holders = $5 } $1 == "drain:" { wait = $(NF - 1) }
+        $1 == "context" { begun = $3; for (i = 1; i <= NF; i++) if ($i == "programs") waiting = $(i - 1) }
         END { exit !(alone >= 0.3 && alone <= 0.6 && drain >= 0.2 && drain <= 0.5 &&
                      drain_holders >= 0.8 && drain_holders <= 1.2 && shared >= 0.4 &&
                      shared_holders >= 1.5 && shared_holders <= 2.0 && wait >= 200 &&
-                     wait <= 500) }' <<<"$said"; then
+                     wait <= 500 && begun == 2 && waiting > 0) }' <<<"$said"; then
     pass "$check"
 else
     fail "$check" "$said"
