@@ -109,6 +109,15 @@ scratch_for_grading() {
     echo "$1"
 }
 
+# SELFTEST_LANES=N: the exercises' section runs N test hosts side by side, and each make grade
+# of the grader's sections N lanes (PER_GPU), where each takes one a CPU by default: the
+# sections run side by side, so that is several programs, and CUDA contexts, to a CPU. For
+# measuring what the suite's concurrency costs; make test leaves it unset.
+lanes_args=()
+if [[ -n ${SELFTEST_LANES:-} ]]; then
+    lanes_args=(--per-gpu "$SELFTEST_LANES")
+fi
+
 # with_gpu alone|shared COMMAND...: runs COMMAND holding the GPU as a test program would, alone
 # as a timed test or shared, stepping aside for timed tests (tools/gpu_share.c), through the
 # lock files run.sh gives every section (harness/gpu_locks.sh).

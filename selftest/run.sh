@@ -6,7 +6,8 @@
 # programs, the grader, and whatever later sections add). Without a GPU the GPU
 # checks are skipped, each with a line saying so; REQUIRE_GPU=1 makes them
 # failures. The last line is "N passed, N failed" (", N skipped").
-# SECTIONS="30 40" runs only the sections whose file names start so (for work on one part).
+# SECTIONS="30 40" runs only the sections whose file names start so (for work on one part);
+# SELFTEST_LANES=N, N test programs side by side in each section that runs several (lib.sh).
 #
 # Everything the sections run is built first, in one make. Then, on a machine with a GPU and
 # 8 CPUs or more, the sections run side by side, each in a subshell writing a log, and the logs

@@ -104,7 +104,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     # mistake that shows only where streams run beside the host (expect-on-gpu), often in a
     # timed test, is run whole at once.
     run_batch() {
-        local skip_timed=$1 program name host hosts=$(nproc) line
+        local skip_timed=$1 program name host hosts=${SELFTEST_LANES:-$(nproc)} line
         shift
         local -a shares=()
         while read -r host program; do

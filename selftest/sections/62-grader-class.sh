@@ -32,8 +32,9 @@ else
 fi
 # Tests get 10 s, not the default 20: the samples that hang or wait for ever cost that much each,
 # and so do the timed tests beside them, which wait for the GPU until they are ended.
-grade_args=(--submissions "$class" --out "$out" --scratch "$scratch" --test-timeout 10 "${gpu_args[@]}")
-make_args+=(TEST_TIMEOUT=10)
+grade_args=(--submissions "$class" --out "$out" --scratch "$scratch" --test-timeout 10 "${gpu_args[@]}"
+            "${lanes_args[@]}")
+make_args+=(TEST_TIMEOUT=10 ${SELFTEST_LANES:+PER_GPU=$SELFTEST_LANES})
 
 # With a GPU: the hostile samples that act at run time, graded again with the static checks off,
 # to see the sandbox hold on its own. Beside the class, in a scratch and an out folder of their
@@ -54,7 +55,7 @@ if [[ -n $gpu_mode ]]; then
     bystander=$(sha256sum <"$unsafe_out/students/student-good/results.json")
     unsafe_scratch=$(scratch_for_grading "$PWD/$unsafe_work/scratch")
     python3 grader/grade.py grade --submissions "$unsafe_class" --out "$unsafe_out" \
-        --scratch "$unsafe_scratch" --test-timeout 10 --unsafe-skip-static-checks \
+        --scratch "$unsafe_scratch" --test-timeout 10 --unsafe-skip-static-checks "${lanes_args[@]}" \
         >"$grader_work/unsafe.log" 2>&1 &
     unsafe_pid=$!
 fi

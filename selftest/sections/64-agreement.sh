@@ -73,10 +73,10 @@ EOF
     scratch_mistakes=$(scratch_for_grading "$PWD/$agreement/scratch-mistakes")
     # Graded while the exercises' section runs the same files: all share the GPU's locks.
     python3 grader/grade.py grade --submissions "$agreement/mistakes" --out "$agreement/out-mistakes" \
-        --scratch "$scratch_mistakes" --skip-timed >"$agreement/grade-mistakes.log" 2>&1 &
+        --scratch "$scratch_mistakes" --skip-timed "${lanes_args[@]}" >"$agreement/grade-mistakes.log" 2>&1 &
     mistakes_pid=$!
     python3 grader/grade.py grade --submissions "$agreement/class" --out "$agreement/out-class" \
-        --scratch "$scratch_class" >"$agreement/grade.log" 2>&1
+        --scratch "$scratch_class" "${lanes_args[@]}" >"$agreement/grade.log" 2>&1
     grade_status=$?
     wait "$mistakes_pid"
     mistakes_status=$?
