@@ -10,8 +10,9 @@ gpu-GPU.lock and gpu-GPU.turnstile (harness/host/gpu_share.h says what each is f
 exit prints the share of the time in each state, how many programs held the lock shared on
 average in each, and the count and mean length of the windows and of the drains before them;
 then how busy the turns to make a CUDA context were (contexts*.lock): how many contexts were
-made, how often every turn was taken, and how many programs waited for one. Run it as root: /proc/locks shows a reader only the locks of
-processes it can see, and make grade's test hosts are in pid namespaces of their own.
+begun, how often every turn was taken, and how many programs waited for one. Run it as root:
+/proc/locks shows a reader only the locks of processes it can see, and make grade's test hosts
+are in pid namespaces of their own.
 The states, from the samples:
   alone    a timed test holds the GPU lock alone (its window);
   drain    a timed test holds the turnstile and waits for the holders of the lock to let go
