@@ -115,6 +115,10 @@ scratch_for_grading() {
 # measuring what the suite's concurrency costs; make test leaves it unset.
 lanes_args=()
 if [[ -n ${SELFTEST_LANES:-} ]]; then
+    if [[ ! $SELFTEST_LANES =~ ^[1-9][0-9]*$ ]]; then
+        echo "make test: SELFTEST_LANES=$SELFTEST_LANES: give a whole number of 1 or more" >&2
+        exit 2
+    fi
     lanes_args=(--per-gpu "$SELFTEST_LANES")
 fi
 
