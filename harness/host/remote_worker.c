@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define OUTPUT_KEPT 2048     /* bytes of a test's own output kept for its diagnostic */
 #define WATCH_INTERVAL_NS (20 * 1000 * 1000)
 
@@ -406,8 +408,7 @@ static void spawn_worker(void)
     char *arguments[] = {"worker", checker.use_cuda ? NULL : "--no-cuda", NULL};
     fflush(NULL);
     pid_t pid = 0;
-    int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments,
-                              gpu_share_worker_environment());
+    int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(theirs);
