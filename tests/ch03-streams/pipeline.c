@@ -320,23 +320,17 @@ COURSE_TEST(errors_are_returned_and_the_streams_still_destroyed, 2)
 /* --- Time ---------------------------------------------------------------------------------
  *
  * 256 MiB in 64 chunks of 4 MiB over 4 streams. On an H200 a 4 MiB copy takes about 76 us
- * each way (55 GB/s), and gpu_work_scale_add, which reads and writes each float once at about
- * 4 TB/s, about 2 us: the copies are the pipeline's long stages, the kernel a short one. Serial
- * (one stream: each chunk up, computed and back before the next goes up) takes the sum, about
- * 64 * (76 + 2 + 76) us = 9.9 ms. Overlapped, copies up and copies back run at once on the
- * GPU's two copy engines, and the whole takes about as long as all the copies in the slower
- * direction while the other direction runs too: the H200 moved 101 GB/s both ways together
- * against 55 one way, about 5.3 ms for 256 MiB each way (nvbandwidth saw 46 GB/s for the
- * direction it timed while the other ran: 5.8 ms). So the test's ideal is its own longest
- * stage, with the two copy stages, which in a pipeline share the link, measured running at
- * once: about 5.3 to 5.8 ms. A good pipeline adds one chunk's copy to fill it and one to drain
- * it and the host's time to queue the first calls, about 0.2 ms: 1.04 times the ideal, and
- * 9.9 / 6.0 = 1.65 or more times faster than serial. The targets, 1.4 and 1.3, leave room
- * for a host busy with other programs, which queues even a good pipeline's calls late
- * (docs/performance.md); one stream or a wait after each chunk is serial, 1.0, far from
- * either. Each attempt takes about
- * 35 ms; a correct pipeline that misses once (a busy moment) gets up to five attempts, a
- * wrong one is as slow every time. */
+ * each way (55 GB/s), gpu_work_scale_add about 2 us. Serial (each chunk up, computed and back
+ * before the next goes up) takes the sum, 9.9 ms. Overlapped, the copies up and back run at
+ * once on the two copy engines, sharing the link (101 GB/s both ways, 55 one way): 5.3 ms. So
+ * the ideal is the test's own longest stage, the copy stages measured running at once. A good
+ * pipeline adds a chunk's copy to fill and one to drain, and the host's time to queue the first
+ * calls: 1.04 times the ideal, 1.65 times faster than serial. The bars, 1.4 and 1.3, leave room
+ * for a busy host, which queues even a good pipeline's calls late (docs/performance.md); one
+ * stream or a wait after each chunk is serial, 1.0. Where the ideal is nearer serial, the second
+ * bar is halfway from serial to the ideal: on an H100 (both ways 8.5 ms, serial 12.0), 1.3 asked
+ * for 1.08 times the ideal and failed a correct pipeline at 9.75 ms. Each attempt takes about
+ * 35 ms; a correct pipeline that misses once (a busy moment) gets up to five attempts. */
 enum { TIMED_CHUNK = 1 << 20, TIMED_CHUNKS = 64, TIMED_STREAMS = 4, ATTEMPTS = 5 };
 #define MAX_OF_IDEAL 1.4
 #define MIN_SPEEDUP 1.3
@@ -442,9 +436,15 @@ static double time_theirs(job *j)
     return ms;
 }
 
+/* Ahead of serial: 1.3 times faster, or halfway to the ideal where that is later. */
+static double serial_bar(const timings *t)
+{
+    return fmax(t->serial / MIN_SPEEDUP, (t->serial + t->ideal) / 2);
+}
+
 static bool fast_enough(const timings *t)
 {
-    return t->theirs <= MAX_OF_IDEAL * t->ideal && t->serial >= MIN_SPEEDUP * t->theirs;
+    return t->theirs <= MAX_OF_IDEAL * t->ideal && t->theirs <= serial_bar(t);
 }
 
 COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of_serial, 4)
@@ -482,19 +482,19 @@ COURSE_TIMED_TEST(the_pipeline_runs_close_to_its_longest_stage_and_well_ahead_of
         return;
     }
     const char *cause = cause_from_trace(&j);
-    char causes[640];
-    snprintf(causes, sizeof causes, "%s%s", cause ? "What keeps the chunks from overlapping: " : "",
-             cause ? cause
-                   : "The calls show none of the usual causes (one stream, a wait after "
-                     "each chunk, cudaMemcpy, pageable memory): see when each was made");
     ck_abort_msg("256 MiB in %d chunks of 4 MiB over %d streams took %.2f ms in the last of %d "
                  "attempts: %.2f times the ideal, %.2f ms, the longest stage as the test "
                  "measured it (copies up alone %.2f ms, kernels %.2f, copies back %.2f, copies "
                  "up and back at once %.2f), and %.2f times faster than serial (%.2f ms, every "
                  "chunk up, computed and back before the next). It should be at most %.2f times "
-                 "the ideal and at least %.1f times faster than serial. %s. Your calls, as "
-                 "they returned on the host clock:%s",
+                 "the ideal and at least %.1f times faster than serial, or halfway from serial to "
+                 "the ideal where that is slower: here %.2f ms or less. %s%s. Your calls, as they "
+                 "returned on the host clock:%s",
                  TIMED_CHUNKS, TIMED_STREAMS, t.theirs, ATTEMPTS, t.theirs / t.ideal, t.ideal, t.up,
                  t.kernel, t.down, t.both, t.serial / t.theirs, t.serial, MAX_OF_IDEAL, MIN_SPEEDUP,
-                 causes, trace_timeline());
+                 serial_bar(&t), cause ? "What keeps the chunks from overlapping: " : "",
+                 cause ? cause
+                       : "The calls show none of the usual causes (one stream, a wait after each "
+                         "chunk, cudaMemcpy, pageable memory): see when each was made",
+                 trace_timeline());
 }
