@@ -65,6 +65,11 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NOT_GRADED };
  * and has started it, a wait for a turn to make a context that is not the test's time. */
 enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED, REPLY_STARTING, REPLY_STARTED };
 
+/* The worker's environment: the checker's, with the worker's own CUDA work queues where the
+ * checker's environment names none (checker_main.c); made once, as the checker's never changes
+ * after its own context. Where there is no memory for it, the checker's own. */
+char **checker_worker_environment(void);
+
 /* How long a worker may take to say it is ready once it has its turn to make its context:
  * making one can take a second when many ask at once. */
 #define WORKER_START_S 120.0

@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,21 +170,4 @@ double gpu_share_yield(pid_t root)
     gpu_share_take(false); /* after the timed test: it has the turnstile until it has the GPU */
     signal_processes_below(root, SIGCONT, true);
     return now_s() - stopped;
-}
-
-char **gpu_share_worker_environment(void)
-{
-    static char setting[] = CONNECTIONS_VARIABLE "=" WORKER_CONNECTIONS;
-    static char **given;
-    if (given != NULL || getenv(CONNECTIONS_VARIABLE) != NULL)
-        return given != NULL ? given : environ;
-    size_t count = 0;
-    while (environ[count] != NULL)
-        count++;
-    given = calloc(count + 2, sizeof *given);
-    if (given == NULL)
-        return environ;
-    memcpy(given, environ, count * sizeof *given);
-    given[count] = setting;
-    return given;
 }

@@ -56,21 +56,4 @@ void gpu_share_open_context_turns(context_turns *turns);
 void gpu_share_take_context_turn(context_turns *turns);
 void gpu_share_give_back_context_turn(context_turns *turns);
 
-/* The hardware work queues of a CUDA context (CUDA_DEVICE_MAX_CONNECTIONS; the driver's default
- * is 8). The driver takes longer to make a context the more queues the GPU already serves and
- * the more the new one asks for (docs/performance.md, "What a context costs"), so every program
- * beside the GPU pays for the queues of each. The checker asks for CHECKER_CONNECTIONS for its
- * own context (checker_main.c). The worker, whose streams are the learner's, gets what the
- * environment says, or WORKER_CONNECTIONS where it says nothing: a queue per stream for every
- * test that times streams side by side (pipeline's four, both_directions' and double_buffer's
- * two), so no overlap a test asks for meets a queue it shares, at half the driver's default
- * (docs/performance.md, "The workers' work queues"). */
-#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
-#define CHECKER_CONNECTIONS "1"
-#define WORKER_CONNECTIONS "4"
-/* The worker's environment: this program's, with WORKER_CONNECTIONS where it names none; made
- * once, as the checker's does not change after its own context is made. Where there is no
- * memory for it, this program's own. */
-char **gpu_share_worker_environment(void);
-
 #endif

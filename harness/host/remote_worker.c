@@ -407,7 +407,7 @@ static void spawn_worker(void)
     fflush(NULL);
     pid_t pid = 0;
     int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments,
-                              gpu_share_worker_environment());
+                              checker_worker_environment());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(theirs);
