@@ -96,35 +96,8 @@ static void send_hello(int reply_fd, bool gpu_ok, int devices, const char *why, 
  * GPU already serves and the more the new one asks for: beside 64 idle contexts, 1.47 s with 8
  * and 0.15 s with 1 (docs/performance.md, "What a context costs"). One queue still runs the
  * checker's own two streams side by side (both_directions' reference copies both ways at once;
- * measured there too). The variable is put back as it was before anything else is started.
- *
- * The worker, whose streams are the learner's, gets what the environment says, or
- * WORKER_CONNECTIONS where it says nothing: a queue per stream for every test that times
- * streams side by side (pipeline's four, both_directions' and double_buffer's two), so no
- * overlap a test asks for meets a queue it shares; and half the driver's default, which makes
- * every context on the GPU cheaper to make while dozens of test programs hold theirs
- * (docs/performance.md, "The workers' work queues"). */
-#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
-#define CHECKER_CONNECTIONS "1"
-#define WORKER_CONNECTIONS "4"
-
-char **checker_worker_environment(void)
-{
-    static char setting[] = CONNECTIONS_VARIABLE "=" WORKER_CONNECTIONS;
-    static char **given;
-    if (given != NULL || getenv(CONNECTIONS_VARIABLE) != NULL)
-        return given != NULL ? given : environ;
-    size_t count = 0;
-    while (environ[count] != NULL)
-        count++;
-    given = calloc(count + 2, sizeof *given);
-    if (given == NULL)
-        return environ;
-    memcpy(given, environ, count * sizeof *given);
-    given[count] = setting;
-    return given;
-}
-
+ * measured there too). The variable is put back as it was before anything else is started;
+ * the worker's own setting is remote_worker.c's (checker.h). */
 static cudaError_t make_checker_context(int *count)
 {
     const char *was = getenv(CONNECTIONS_VARIABLE);

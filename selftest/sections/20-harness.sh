@@ -160,7 +160,7 @@ if need_gpu "the harness's delays before a stream's copies" &&
 fi
 
 # The checker makes its context with one work queue, and the learner's code gets the
-# environment's setting, or the worker's own four where it names none (checker_main.c).
+# environment's setting, or the worker's own four where it names none (checker.h).
 check="the learner's code gets the environment's CUDA_DEVICE_MAX_CONNECTIONS or the worker's 4, not the checker's 1"
 if need_gpu "$check" &&
    build build/modules/fixtures/worker_environment/tests.so \
