@@ -65,17 +65,6 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NOT_GRADED };
  * and has started it, a wait for a turn to make a context that is not the test's time. */
 enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED, REPLY_STARTING, REPLY_STARTED };
 
-/* The hardware work queues of a CUDA context (the driver's default is 8): the checker asks for
- * one for its own (checker_main.c). The worker, whose streams are the learner's, gets what the
- * environment says, or WORKER_CONNECTIONS where it says nothing: a queue per stream for every
- * test that times streams side by side (pipeline's four, both_directions' and double_buffer's
- * two), so no overlap a test asks for meets a queue it shares, and half the queues of the
- * default, which makes every context on the GPU cheaper to make while dozens of test
- * programs hold theirs (docs/performance.md, "The workers' work queues"). */
-#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
-#define CHECKER_CONNECTIONS "1"
-#define WORKER_CONNECTIONS "4"
-
 /* How long a worker may take to say it is ready once it has its turn to make its context:
  * making one can take a second when many ask at once. */
 #define WORKER_START_S 120.0

@@ -96,8 +96,11 @@ static void send_hello(int reply_fd, bool gpu_ok, int devices, const char *why, 
  * GPU already serves and the more the new one asks for: beside 64 idle contexts, 1.47 s with 8
  * and 0.15 s with 1 (docs/performance.md, "What a context costs"). One queue still runs the
  * checker's own two streams side by side (both_directions' reference copies both ways at once;
- * measured there too). The variable is put back as it was before anything else is started;
- * the worker's own setting is remote_worker.c's (checker.h). */
+ * measured there too). The worker, whose streams are the learner's, keeps what the environment
+ * says: the variable is put back as it was before anything else is started. */
+#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
+#define CHECKER_CONNECTIONS "1"
+
 static cudaError_t make_checker_context(int *count)
 {
     const char *was = getenv(CONNECTIONS_VARIABLE);

@@ -373,23 +373,6 @@ static const char *unloadable_words(const char *why)
     return words;
 }
 
-/* The worker's environment: the checker's, with CUDA_DEVICE_MAX_CONNECTIONS at WORKER_CONNECTIONS
- * where the checker's says nothing (checker.h). NULL when there is no memory for it. */
-static char **worker_environment(void)
-{
-    static char setting[] = CONNECTIONS_VARIABLE "=" WORKER_CONNECTIONS;
-    size_t count = 0;
-    while (environ[count] != NULL)
-        count++;
-    char **given = calloc(count + 2, sizeof *given);
-    if (given == NULL)
-        return NULL;
-    memcpy(given, environ, count * sizeof *given);
-    if (getenv(CONNECTIONS_VARIABLE) == NULL)
-        given[count] = setting;
-    return given;
-}
-
 /* Starts the worker: its socket, its output's pipe and the arena as its only descriptors, in a
  * process group of its own, its CUDA context made in a turn among the programs that share
  * the GPU; and, where make grade shares the GPU's memory out, the watch on what it holds. */
@@ -423,13 +406,9 @@ static void spawn_worker(void)
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                               POSIX_SPAWN_SETPGROUP);
     char *arguments[] = {"worker", checker.use_cuda ? NULL : "--no-cuda", NULL};
-    char **environment = worker_environment();
     fflush(NULL);
     pid_t pid = 0;
-    int spawned = environment == NULL ? ENOMEM
-                                      : posix_spawn(&pid, worker_program(), &actions, &attributes,
-                                                    arguments, environment);
-    free(environment);
+    int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(theirs);

@@ -159,20 +159,20 @@ if need_gpu "the harness's delays before a stream's copies" &&
     fi
 fi
 
-# The checker makes its context with one work queue, and the learner's code gets the
-# environment's setting, or the worker's own four where it names none (checker.h).
-check="the learner's code gets the environment's CUDA_DEVICE_MAX_CONNECTIONS or the worker's 4, not the checker's 1"
-if need_gpu "$check" &&
+# The checker makes its context with one work queue, and the learner's code keeps the
+# environment's setting: none (the driver's 8), or the number it names.
+if need_gpu "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS" &&
    build build/modules/fixtures/worker_environment/tests.so \
          build/modules/fixtures/worker_environment/learner.so; then
     # shellcheck disable=SC2046
-    if output=$(env -u CUDA_DEVICE_MAX_CONNECTIONS FIXTURE_CONNECTIONS_WANTED=4 NO_COLOR=1 \
+    if output=$(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIVEN NO_COLOR=1 \
                 build/tests/host $(fixture_options worker_environment) 2>&1) &&
-       output+=$(CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_WANTED=5 NO_COLOR=1 \
+       output+=$(CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_GIVEN=5 NO_COLOR=1 \
                  build/tests/host $(fixture_options worker_environment) 2>&1); then
-        pass "$check"
+        pass "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's"
     else
-        fail "$check" "$output"
+        fail "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's" \
+            "$output"
     fi
 fi
 
