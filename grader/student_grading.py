@@ -244,6 +244,8 @@ class Grader:
                "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_CACHE_PATH": os.path.join(home, ".nv")}
         if "LD_LIBRARY_PATH" in os.environ:  # where containers keep the driver's library
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+        if "CUDA_DEVICE_MAX_CONNECTIONS" in os.environ:  # the work queues, as make check's
+            env["CUDA_DEVICE_MAX_CONNECTIONS"] = os.environ["CUDA_DEVICE_MAX_CONNECTIONS"]
         if gpu:
             env.update(lock_variables or {})
             env["COURSE_MEMORY_LIMIT_MB"] = str(self._memory_share(gpu))
