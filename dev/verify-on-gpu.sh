@@ -16,7 +16,8 @@
 # benchmarks a class of those chapters' exercises (make grade-benchmark CH=).
 # VERIFY_BASELINE=FILE.tgz, a `git archive` of the tree to compare with (the lent machine's .git
 # may be stale: carry the file), benchmarks that tree too, right after, on the same machine,
-# with its own make deps.
+# with its own make deps. VERIFY_PACK=1 keeps OUT to two files, run.log and verify.tgz (every
+# other log, packed again after each step), for a machine that hands back only a few files.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 if [[ -z ${1:-} ]]; then
@@ -35,7 +36,21 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd) # the benchmarks write it from other folders
-note() { echo "== $(date +%T) $*" | tee -a "$out/run.log"; }
+packed=$out
+if [[ -n ${VERIFY_PACK:-} ]]; then
+    out=$(mktemp -d /tmp/verify-logs.XXXXXX)
+    chmod 755 "$out"
+fi
+# pack: with VERIFY_PACK, OUT's two files brought up to date.
+pack() {
+    [[ $out == "$packed" ]] && return 0
+    cp "$out/run.log" "$packed/run.log" 2>/dev/null
+    tar -czf "$packed/verify.tgz.new" -C "$out" . && mv "$packed/verify.tgz.new" "$packed/verify.tgz"
+}
+note() {
+    echo "== $(date +%T) $*" | tee -a "$out/run.log"
+    pack
+}
 # keep NAME COMMAND...: runs it, its output into OUT/NAME.log.gz, its closing lines into run.log.
 keep() {
     local name=$1 log
