@@ -10,7 +10,11 @@ gpu-GPU.lock and gpu-GPU.turnstile (harness/host/gpu_share.h says what each is f
 exit prints the share of the time in each state, how many programs held the lock shared on
 average in each, and the count and mean length of the windows and of the drains before them;
 then how busy the turns to make a CUDA context were (contexts*.lock): how many contexts were
-begun, how often every turn was taken, and how many programs waited for one. Run it as root:
+begun, how often every turn was taken, and how many programs waited for one, and where the
+contexts were begun: the folder under build/ that the run of each program names (a grading's
+--out, else a test host's --learner: build/selftest/agreement, build/modules/mutants...), by
+the program that held the turn (a test host holds it for its own context and for its
+worker's). Run it as root:
 /proc/locks shows a reader only the locks of processes it can see, and make grade's test hosts
 are in pid namespaces of their own.
 The states, from the samples:
@@ -71,6 +75,47 @@ def sample(ids):
     return ("shared" if holders else "free"), holders, makers, waiting
 
 
+def process_argv(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return f.read().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def parent_of(pid):
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[1]  # after the name, which may hold spaces
+    except (OSError, IndexError):
+        return "0"
+
+
+def build_folder(path):
+    """build/A/B of a path under build/, else the path itself."""
+    parts = path.split("/")
+    return "/".join(parts[parts.index("build"):][:3]) if "build" in parts else path
+
+
+def where_begun(pid):
+    """(place, role) of a program that took a turn to make a context: the folder its grading
+    writes to (an ancestor's --out) or its test host's learner module is in, and its own name
+    (host, a test host, which takes the turn for its worker's context too; or what else)."""
+    argv = process_argv(pid)
+    role = os.path.basename(argv[0]) if argv and argv[0] else "gone"
+    learner = None
+    for _ in range(12):
+        if not argv:
+            break
+        if "--out" in argv[:-1] and any(a.endswith("grade.py") for a in argv):
+            return build_folder(argv[argv.index("--out") + 1]), role
+        if learner is None and "--learner" in argv[:-1]:
+            learner = argv[argv.index("--learner") + 1]
+        pid = parent_of(pid)
+        argv = process_argv(pid) if pid != "0" else []
+    return (build_folder(os.path.dirname(learner)) if learner else "(not known)"), role
+
+
 def main(argv):
     every_ms = 2.0
     if "--every" in argv:
@@ -94,7 +139,7 @@ def main(argv):
     spells = {"alone": [], "drain": []}
     # The context turns: seconds with n turns taken, waiters times seconds, contexts begun.
     turn_seconds = [0.0] * (len(CONTEXT_TURNS) + 1)
-    waiter_seconds, begun, makers = 0.0, 0, frozenset()
+    waiter_seconds, begun, makers, places = 0.0, 0, frozenset(), {}
     state, holders, waiting, since = None, 0, 0, time.monotonic()
     started = last = since
     while not stop:
@@ -106,6 +151,9 @@ def main(argv):
             turn_seconds[min(len(makers), len(CONTEXT_TURNS))] += now - last
             waiter_seconds += waiting * (now - last)
         begun += len(now_makers - makers)
+        for pid in now_makers - makers:
+            where = where_begun(pid)
+            places[where] = places.get(where, 0) + 1
         holders, makers, waiting = now_holders, now_makers, now_waiting
         if now_state != state:
             if state in spells:
@@ -130,7 +178,19 @@ def main(argv):
                   begun, begun / total, len(CONTEXT_TURNS),
                   100 * turn_seconds[len(CONTEXT_TURNS)] / total, 100 * turn_seconds[0] / total,
                   waiter_seconds / total))
+    print_places(places)
     return 0
+
+
+def print_places(places):
+    """Contexts begun by place, most first, each with its count by role."""
+    totals = {}
+    for (place, _), count in places.items():
+        totals[place] = totals.get(place, 0) + count
+    for place in sorted(totals, key=lambda p: (-totals[p], p)):
+        roles = ", ".join("%s %d" % (role, count) for (where, role), count in sorted(places.items())
+                          if where == place)
+        print("    contexts begun by %s: %d (%s)" % (place, totals[place], roles))
 
 
 if __name__ == "__main__":

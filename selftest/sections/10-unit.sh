@@ -73,8 +73,9 @@ rm -rf "$measured"
 
 # dev/gpu_lock_timeline.py reads the GPU's lock from /proc/locks: two programs share it, a timed
 # test waits at the turnstile for the one still holding it, then has it alone. Meanwhile two
-# programs take the first turn to make a context, the second waiting for the first.
-check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts"
+# programs take the first turn to make a context, the second waiting for the first; the first
+# names a learner's module, as a test host does, the second nothing.
+check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts, and where they were begun"
 locks=$(mktemp -d)
 for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock; do
     : >"$locks/$name"
@@ -82,7 +83,7 @@ done
 python3 dev/gpu_lock_timeline.py "$locks" 0 >"$locks/timeline.txt" 2>&1 &
 timeline=$!
 sleep 1 # python's start
-flock -x "$locks/contexts.lock" sleep 0.3 &
+flock -x "$locks/contexts.lock" sh -c 'sleep 0.3' --learner build/modules/mutants/x--y.so &
 maker=$!
 sleep 0.05
 flock -x "$locks/contexts.lock" sleep 0.1 &
@@ -107,7 +108,9 @@ if awk '$1 == "alone" { alone = $2 } $1 == "drain" { drain = $2; drain_holders =
         END { exit !(alone >= 0.3 && alone <= 0.6 && drain >= 0.2 && drain <= 0.5 &&
                      drain_holders >= 0.8 && drain_holders <= 1.2 && shared >= 0.4 &&
                      shared_holders >= 1.5 && shared_holders <= 2.0 && wait >= 200 &&
-                     wait <= 500 && begun == 2 && waiting > 0) }' <<<"$said"; then
+                     wait <= 500 && begun == 2 && waiting > 0) }' <<<"$said" &&
+    grep -q "contexts begun by build/modules/mutants: 1 (flock 1)" <<<"$said" &&
+    grep -q "contexts begun by (not known): 1 (flock 1)" <<<"$said"; then
     pass "$check"
 else
     fail "$check" "$said"
