@@ -150,8 +150,8 @@ def main(argv):
             holder_seconds[state] += holders * (now - last)
             turn_seconds[min(len(makers), len(CONTEXT_TURNS))] += now - last
             waiter_seconds += waiting * (now - last)
-        begun += len(now_makers - makers)
         for pid in now_makers - makers:
+            begun += 1
             where = where_begun(pid)
             places[where] = places.get(where, 0) + 1
         holders, makers, waiting = now_holders, now_makers, now_waiting
