@@ -277,7 +277,8 @@ double harness_time_copy_ms(void *dst, const void *src, size_t bytes, enum cudaM
  * that times a loop of a few milliseconds leaves them out of it. Evidence: the worker's word. */
 double harness_setup_ms(double call_start_ms);
 /* Runs `action` once under a fresh trace and returns its time on the host clock, from the call
- * until it returned, less harness_setup_ms of it: the loop's own time, which a timed test
+ * until it returned (the learner's functions' span as the worker stamps it, where that lies
+ * within the checker's), less harness_setup_ms of it: the loop's own time, which a timed test
  * compares with its own measurement. *err is what `action` returned. The trace holds the run's
  * calls afterwards, for the test's diagnosis. */
 double harness_time_traced_run_ms(traced_action action, void *context, cudaError_t *err);

@@ -398,6 +398,7 @@ void remote_call_run(remote_call *call, void *result, size_t result_size)
     trace_dropped_calls += (size_t)(reply.records - kept) + (size_t)reply.dropped;
     for (int f = 0; f < TRACED_FUNCTION_COUNT; f++)
         trace_made[f] = (size_t)reply.made[f];
+    trace_span_add(reply.began_ms, reply.ended_ms);
 
     static char text[REMOTE_TEXT_MAX];
     take_body(text, reply.message_length, sizeof text - 1);

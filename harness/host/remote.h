@@ -129,6 +129,7 @@ typedef struct remote_reply {
     uint32_t records;                        /* traced_call records that follow */
     uint32_t message_length;                 /* then the message */
     uint32_t out_length, err_length;         /* then what the call printed, if captured */
+    double began_ms, ended_ms; /* OP_CALL: the function's start and return, the worker's clock */
 } remote_reply;
 
 /* Why a worker cannot vouch for the next test (OP_TIDY's value, a set of these). */

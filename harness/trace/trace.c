@@ -14,6 +14,7 @@
 
 traced_call trace_calls[TRACE_CAPACITY];
 size_t trace_recorded;
+double trace_span_began_ms, trace_span_ended_ms;
 size_t trace_dropped_calls;
 size_t trace_made[TRACED_FUNCTION_COUNT]; /* calls made while tracing, by function */
 trace_injection trace_injections[TRACED_FUNCTION_COUNT];
@@ -94,7 +95,15 @@ void trace_start(void)
     trace_delay.kernel_milliseconds = 0;
     trace_delay.prefetches_skipped = false;
     trace_delay.peers_unreachable = false;
+    trace_span_began_ms = trace_span_ended_ms = 0;
     tracing = true;
+}
+
+void trace_span_add(double began_ms, double ended_ms)
+{
+    if (trace_span_began_ms == 0)
+        trace_span_began_ms = began_ms;
+    trace_span_ended_ms = ended_ms;
 }
 
 void trace_resume(void)

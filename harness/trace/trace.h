@@ -105,6 +105,11 @@ extern trace_provocation trace_delay;
  * A test that passes so, and compared none of the code's results with what they must be
  * (harness_results_compared), rests on evidence alone. */
 extern bool trace_evidence_read;
+/* Where the learner's functions ran since trace_start, on the worker's host clock: from the
+ * start of the first called to the return of the last (both 0 when none was called). The
+ * worker's word, as the record is. */
+extern double trace_span_began_ms, trace_span_ended_ms;
+void trace_span_add(double began_ms, double ended_ms);
 
 void trace_start(void);  /* forget earlier calls and injections, start recording */
 void trace_resume(void); /* record again, keeping what was recorded and armed */

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "io.h"
 #include "remote.h"
+#include "timing.h"
 #include "worker.h"
 
 #include <dirent.h>
@@ -280,7 +281,9 @@ static void serve_call(const remote_request *request, const unsigned char *paylo
     in_call.running = true;
     if (settings.tracing)
         trace_resume();
+    reply.began_ms = host_clock_ms();
     modules[x].table[request->function].call(&arguments);
+    reply.ended_ms = host_clock_ms();
     trace_stop();
     in_call.running = false;
     fflush(NULL);
