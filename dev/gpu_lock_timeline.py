@@ -33,6 +33,7 @@ import time
 
 
 CONTEXT_TURNS = ("contexts.lock", "contexts-1.lock", "contexts-2.lock")  # grader/gpu_locks.py
+CONTEXT_LINE = "contexts-line.lock"  # where programs wait when every turn is taken
 
 
 def lock_ids(folder, gpu):
@@ -43,21 +44,26 @@ def lock_ids(folder, gpu):
         st = os.stat(path)
         # /proc/locks names a file MAJOR:MINOR:INODE, the device's numbers in hexadecimal.
         ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = role
+    try:  # a folder made before there was a line holds none
+        st = os.stat(os.path.join(folder, CONTEXT_LINE))
+        ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = "line"
+    except FileNotFoundError:
+        pass
     return ids
 
 
 def sample(ids):
-    """(state, holders, makers, waiting): the state the locks are in now ('alone', 'drain',
-    'shared' or 'free'), how many programs hold the GPU's lock shared (run untimed tests)
-    meanwhile, the programs (pids) that hold a turn to make a context, and how many wait for
-    one."""
-    held = {"lock": [], "turnstile": [], "context": []}
-    waiting = 0
+    """(state, holders, makers, waiting, alone): the state the locks are in now ('alone',
+    'drain', 'shared' or 'free'), how many programs hold the GPU's lock shared (run untimed
+    tests) meanwhile, the programs (pids) that hold a turn to make a context, how many wait for
+    one (in line, or for a turn), and the program that holds the GPU alone (None if none)."""
+    held = {"lock": [], "turnstile": [], "context": [], "line": []}
+    waiting, alone = 0, None
     with open("/proc/locks") as f:
         for line in f:
             fields = line.split()
             if len(fields) > 6 and fields[1] == "->":  # a waiter: its fields one further on
-                waiting += ids.get(fields[6]) == "context"
+                waiting += ids.get(fields[6]) in ("context", "line")
                 continue
             if len(fields) < 6:
                 continue
@@ -66,13 +72,15 @@ def sample(ids):
                 held[role].append(fields[4])  # the pid
             elif role is not None:
                 held[role].append(fields[3])  # READ or WRITE
+                if role == "lock" and fields[3] == "WRITE":
+                    alone = fields[4]
     holders = held["lock"].count("READ")
     makers = frozenset(held["context"])
     if "WRITE" in held["lock"]:
-        return "alone", holders, makers, waiting
+        return "alone", holders, makers, waiting, alone
     if "WRITE" in held["turnstile"]:
-        return "drain", holders, makers, waiting
-    return ("shared" if holders else "free"), holders, makers, waiting
+        return "drain", holders, makers, waiting, alone
+    return ("shared" if holders else "free"), holders, makers, waiting, alone
 
 
 def process_argv(pid):
@@ -140,11 +148,17 @@ def main(argv):
     # The context turns: seconds with n turns taken, waiters times seconds, contexts begun.
     turn_seconds = [0.0] * (len(CONTEXT_TURNS) + 1)
     waiter_seconds, begun, makers, places = 0.0, 0, frozenset(), {}
+    alone_places, alone_holder, alone_place = {}, None, None  # seconds alone by place
     state, holders, waiting, since = None, 0, 0, time.monotonic()
     started = last = since
     while not stop:
-        now_state, now_holders, now_makers, now_waiting = sample(ids)
+        now_state, now_holders, now_makers, now_waiting, now_alone = sample(ids)
         now = time.monotonic()
+        if state == "alone" and alone_place is not None:
+            alone_places[alone_place] = alone_places.get(alone_place, 0.0) + now - last
+        if now_alone is not None and now_alone != alone_holder:
+            alone_place = where_begun(now_alone)[0]
+        alone_holder = now_alone
         if state is not None:
             seconds[state] += now - last
             holder_seconds[state] += holders * (now - last)
@@ -179,6 +193,8 @@ def main(argv):
                   100 * turn_seconds[len(CONTEXT_TURNS)] / total, 100 * turn_seconds[0] / total,
                   waiter_seconds / total))
     print_places(places)
+    for place in sorted(alone_places, key=lambda p: (-alone_places[p], p)):
+        print("    the GPU alone for %s: %.1f s" % (place, alone_places[place]))
     return 0
 
 

@@ -49,11 +49,14 @@ void gpu_share_lock(int fd, int how);
 #define CONTEXT_TURNS 3
 typedef struct context_turns {
     int fds[CONTEXT_TURNS]; /* -1 each where the environment names none */
+    int line;               /* COURSE_CONTEXT_LINE: where the programs wait when all are taken */
     int held;               /* the index of the one held, -1 when none */
 } context_turns;
 void gpu_share_open_context_turns(context_turns *turns);
-/* Waits for a turn: a free one if there is one, else the one this process's id picks. */
-void gpu_share_take_context_turn(context_turns *turns);
+/* Waits for a turn, in line (COURSE_CONTEXT_LINE) behind the programs that wait already, for
+ * whichever is given back first: no turn idles while programs wait. Without the line: a free
+ * one if there is one, else the one this process's id picks. Returns the seconds it waited. */
+double gpu_share_take_context_turn(context_turns *turns);
 void gpu_share_give_back_context_turn(context_turns *turns);
 
 #endif

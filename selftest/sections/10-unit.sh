@@ -74,10 +74,10 @@ rm -rf "$measured"
 # dev/gpu_lock_timeline.py reads the GPU's lock from /proc/locks: two programs share it, a timed
 # test waits at the turnstile for the one still holding it, then has it alone. Meanwhile two
 # programs take the first turn to make a context, the second waiting for the first; the first
-# names a learner's module, as a test host does, the second nothing.
-check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts, and where they were begun"
+# names a learner's module, as a test host does, the second nothing; so does the timed test.
+check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts, and where they were begun and the GPU was had alone"
 locks=$(mktemp -d)
-for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock; do
+for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock contexts-line.lock; do
     : >"$locks/$name"
 done
 python3 dev/gpu_lock_timeline.py "$locks" 0 >"$locks/timeline.txt" 2>&1 &
@@ -93,7 +93,8 @@ first=$!
 flock -s "$locks/gpu-0.lock" sleep 0.8 &
 second=$!
 sleep 0.5
-flock -x "$locks/gpu-0.turnstile" flock -x "$locks/gpu-0.lock" sleep 0.4
+flock -x "$locks/gpu-0.turnstile" flock -x "$locks/gpu-0.lock" \
+    sh -c 'sleep 0.4' --learner build/modules/solutions/x.so
 wait "$first" "$second" "$maker" "$waiter"
 sleep 0.1
 kill "$timeline"
@@ -110,7 +111,8 @@ if awk '$1 == "alone" { alone = $2 } $1 == "drain" { drain = $2; drain_holders =
                      shared_holders >= 1.5 && shared_holders <= 2.0 && wait >= 200 &&
                      wait <= 500 && begun == 2 && waiting > 0) }' <<<"$said" &&
     grep -q "contexts begun by build/modules/mutants: 1 (flock 1)" <<<"$said" &&
-    grep -q "contexts begun by (not known): 1 (flock 1)" <<<"$said"; then
+    grep -q "contexts begun by (not known): 1 (flock 1)" <<<"$said" &&
+    grep -q "the GPU alone for build/modules/solutions: 0\.[3-6] s" <<<"$said"; then
     pass "$check"
 else
     fail "$check" "$said"
