@@ -51,7 +51,12 @@ bool course_test_is_timed(void)
 
 void checker_tell_judge(enum reply_kind kind)
 {
-    reply r = {kind, checker.exercise, 0, 0, 0, 0, 0, 0, 0};
+    reply r = {kind, checker.exercise, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (kind == REPLY_STARTED) { /* this start's, never an earlier one's */
+        r.turn_wait_s = checker.worker_turn_wait_s;
+        r.making_s = checker.worker_making_s;
+        checker.worker_turn_wait_s = checker.worker_making_s = 0;
+    }
     if (!write_all(checker.reply_fd, &r, sizeof r))
         _exit(0); /* the judge is gone: nothing is graded any more */
 }

@@ -22,6 +22,7 @@ typedef struct checker_state {
     int command_fd;     /* from the judge: the test to run, deadlines moved, go-aheads */
     int reply_fd;       /* to the judge */
     context_turns context_turns; /* the turns to make a CUDA context (gpu_share.h) */
+    double worker_turn_wait_s, worker_making_s; /* the last worker's start, for the judge */
     int arena;          /* the shared memory's memfd */
     uint32_t exercise;  /* the running test's exercise, by index */
     const char *learner_module; /* its learner module; NULL: it has none (a fixture's) */
@@ -85,6 +86,7 @@ typedef struct reply {
     uint64_t printed;     /* bytes the learner's code printed during the test */
     uint32_t message_length;
     uint32_t reserved;
+    double turn_wait_s, making_s; /* REPLY_STARTED: the worker's wait for a turn, its making */
 } reply;
 
 

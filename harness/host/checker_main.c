@@ -213,6 +213,8 @@ static bool checker_run(const command *c, int reply_fd)
                fresh_start,
                remote_printed_bytes(),
                (uint32_t)strlen(message),
+               0,
+               0,
                0};
     return write_all(reply_fd, &r, sizeof r) && write_all(reply_fd, message, strlen(message));
 }

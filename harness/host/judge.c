@@ -272,6 +272,9 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
             if (gave_back)
                 gpu_share_give_back();
         } else if (r->kind == REPLY_STARTED && worker_starting_since > 0) {
+            host_stat("worker started in %.2f s (%.2f s waiting for a turn to make its "
+                      "context, %.2f s making it)",
+                      checker_now_s() - worker_starting_since, r->turn_wait_s, r->making_s);
             if (gave_back)
                 gpu_share_take(false); /* after the timed tests that wait, if any */
             gave_back = false;

@@ -15,8 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -429,11 +426,13 @@ static void spawn_worker(void)
     if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN) {
         /* A few contexts at a time, where programs share the GPU (gpu_share.h). The checker
          * holds the turn for the making alone; the learner's code never sees it. */
-        gpu_share_take_context_turn(&checker.context_turns);
+        checker.worker_turn_wait_s = gpu_share_take_context_turn(&checker.context_turns);
+        const double taken = checker_now_s();
         const unsigned char go = 1;
         got = write_all(worker.socket, &go, 1) ? remote_await(&hello, sizeof hello, start_by)
                                                : WAIT_GONE;
         gpu_share_give_back_context_turn(&checker.context_turns);
+        checker.worker_making_s = checker_now_s() - taken;
     }
     if (got != WAIT_OK || hello.gpu_ok != 1) {
         int status;

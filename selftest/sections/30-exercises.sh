@@ -163,7 +163,11 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         sed -n 's/^runner: checker .*(\([0-9.]*\) s waiting for a turn .*, \([0-9.]*\) s making it)/\1 \2/p' \
             "$results_dir"/host-*.log |
             awk '{ n++; wait += $1; make += $2 }
-                 END { if (n) printf "  (a context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
+                 END { if (n) printf "  (a checker'"'"'s context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
+        sed -n 's/^runner: worker started in \([0-9.]*\) s (\([0-9.]*\) s waiting .*, \([0-9.]*\) s making it)/\1 \2 \3/p' \
+            "$results_dir"/host-*.log |
+            awk '{ n++; all += $1; wait += $2; make += $3; if ($1 > longest) longest = $1 }
+                 END { if (n) printf "  (%d workers started, in %.2f s on average (the longest %.2f s): %.2f s waiting for a turn, %.2f s making the context)\n", n, all / n, longest, wait / n, make / n }'
         echo "  (the slowest modules, in seconds:)"
         sort -rn "$results_dir/times" | head -n 12 | sed 's/^/      /'
         grep -h "^runner: a fresh worker" "$results_dir"/host-*.log | sed 's/.*: //' | sort | uniq -c |
