@@ -81,6 +81,12 @@ cudaError_t __real_cudaEventCreateWithFlags(cudaEvent_t *, unsigned int);
 cudaError_t __real_cudaEventRecord(cudaEvent_t, cudaStream_t);
 cudaError_t __real_cudaEventSynchronize(cudaEvent_t);
 cudaError_t __real_cudaEventDestroy(cudaEvent_t);
+cudaError_t __real_cudaEventQuery(cudaEvent_t);
+
+/* The holds a test asked for (worker_delays.c): how many of them were still running, asked of
+ * the GPU now; -1 where none was marked (none held, or more than it keeps), and the time a wait
+ * takes must say instead. Then forgets them. */
+int worker_holds_still_running(void);
 
 /* The harness's own operations (worker_operations.c): start once the context is made (its
  * threads and free memory then are the baseline), then each request other than a call or a
