@@ -7,7 +7,7 @@
 # OUT/run.log: make deps; make test REQUIRE_GPU=1 SELFTEST_TIMES=1 as an unprivileged user
 # (nobody, 65534) in a copy of the tree without its build folder, as a fresh clone would run
 # it; the same as root in the checkout; make check SOLUTIONS=1 twice (the second with nothing
-# to rebuild); make grade-benchmark STUDENTS (100 by default; 0 skips it). The unprivileged
+# to rebuild), then for chapters 1 to 3 alone; make grade-benchmark STUDENTS (100 by default; 0 skips it). The unprivileged
 # make test and the benchmarks run beside dev/gpu_lock_timeline.py (OUT/NAME-timeline.txt).
 # The closing lines of each are what a note quotes.
 #
@@ -85,19 +85,38 @@ nvidia-smi -L >>"$out/run.log" 2>&1
 # and the learner's code may run on different ones).
 { nvidia-smi topo -m; lscpu | grep -i numa; } >>"$out/run.log" 2>&1
 keep deps make deps
+# results NAME FOLDER: the exercises' section's records and test hosts' lines, the gradings'
+# logs and the class's feedback from FOLDER's make test, into OUT/NAME-results.tgz.
+results() {
+    (cd "$2/build/selftest" && tar -czf "$out/$1-results.tgz" results \
+        $(ls grader-class/*.log agreement/*.log grader-class/grader-out/students/*/feedback.md \
+             2>/dev/null))
+}
 if [[ $skip != *" test "* ]]; then
     copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
     tar -cf - --exclude=./build . | tar -xf - -C "$copy"
     chown -R 65534:65534 "$copy" "$home"
     watched test-user 65534:65534 setpriv --reuid=65534 --regid=65534 --clear-groups \
         env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
-    tar -czf "$out/test-user-results.tgz" -C "$copy/build/selftest" results 2>/dev/null
+    results test-user "$copy"
     rm -rf "$copy" "$home"
 fi
-[[ $skip == *" root "* ]] || keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
+if [[ $skip != *" root "* ]]; then
+    keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
+    results test-root .
+fi
+# VERIFY_LANES=N: make test again as root, with N test programs side by side in each section
+# (SELFTEST_LANES), to compare with the run before it.
+if [[ -n ${VERIFY_LANES:-} ]]; then
+    keep "test-lanes-$VERIFY_LANES" env SELFTEST_LANES="$VERIFY_LANES" make test REQUIRE_GPU=1 \
+        SELFTEST_TIMES=1
+fi
 if [[ $skip != *" check "* ]]; then
     keep check-solutions-1 make check SOLUTIONS=1
     keep check-solutions-2 make check SOLUTIONS=1
+    # The fifteen of chapters 1 to 3, which the issue's figure of 6 s was measured on.
+    fifteen=$(make -s --no-print-directory list-exercises | grep '^ch0[123]-' | tr '\n' ' ')
+    keep check-fifteen make check SOLUTIONS=1 EX="$fifteen"
 fi
 # benchmark NAME FOLDER: make grade-benchmark in FOLDER, beside the lock's timeline.
 benchmark() {
