@@ -127,9 +127,14 @@ START_TEST(two_waiting_programs_take_two_turns_given_back)
     start_taker(&a);
     start_taker(&b);
     close(held[2]);
-    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
-    ck_assert_msg((atomic_load(&a.got) == 2) + (atomic_load(&b.got) == 2) == 1,
-                  "one of the two waiting programs should have the turn given back");
+    for (int waited_ms = 0; waited_ms < 2000 && atomic_load(&a.got) < 0 && atomic_load(&b.got) < 0;
+         waited_ms++)
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* time for a second, wrong taker */
+    ck_assert_msg((atomic_load(&a.got) == 2) + (atomic_load(&b.got) == 2) == 1 &&
+                      atomic_load(&a.got) + atomic_load(&b.got) == 1,
+                  "one of the two waiting programs should have the turn given back, the other "
+                  "still wait");
     close(held[0]);
     ck_assert_int_eq(turn_taken_within(atomic_load(&a.got) == 2 ? &b : &a, 2.0), 0);
     pthread_join(a.thread, NULL);
