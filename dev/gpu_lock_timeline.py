@@ -10,8 +10,9 @@ gpu-GPU.lock and gpu-GPU.turnstile (harness/host/gpu_share.h says what each is f
 exit prints the share of the time in each state, how many programs held the lock shared on
 average in each, and the count and mean length of the windows and of the drains before them;
 then how busy the turns to make a CUDA context were (contexts*.lock): how many contexts were
-begun, how often every turn was taken, and how many programs waited for one, and where the
-contexts were begun: the folder under build/ that the run of each program names (a grading's
+begun, how often every turn was taken, and how many programs waited for one (in line,
+contexts-line.lock, or at a turn), where the contexts were begun, and for whom the GPU was
+alone, both by place: the folder under build/ that the run of each program names (a grading's
 --out, else a test host's --learner: build/selftest/agreement, build/modules/mutants...), by
 the program that held the turn (a test host holds it for its own context and for its
 worker's). Run it as root:
