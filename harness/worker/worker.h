@@ -84,8 +84,9 @@ cudaError_t __real_cudaEventDestroy(cudaEvent_t);
 cudaError_t __real_cudaEventQuery(cudaEvent_t);
 
 /* The holds a test asked for (worker_delays.c): how many of them were still running, asked of
- * the GPU now; -1 where none was marked (none held, or more than it keeps), and the time a wait
- * takes must say instead. Then forgets them. */
+ * the GPU now (0 where none was made); -1 where the test asked for none, or one went unmarked
+ * (it could not be made, or more than the worker keeps), and the time a wait takes must say
+ * instead. Then forgets them. */
 int worker_holds_still_running(void);
 
 /* The harness's own operations (worker_operations.c): start once the context is made (its

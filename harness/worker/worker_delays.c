@@ -21,8 +21,8 @@ static atomic_size_t copies_delayed;
  * where the bar was 10. */
 #define HOLDS_MARKED 64
 static cudaEvent_t holds[HOLDS_MARKED]; /* NULL where none is kept */
-static atomic_size_t holds_marked;       /* may pass HOLDS_MARKED: then the marks do not say all */
-static atomic_bool marks_incomplete;     /* one could not be made */
+static atomic_size_t holds_marked;       /* the next slot; may pass HOLDS_MARKED */
+static atomic_bool marks_incomplete;     /* a hold without its mark: the marks do not say all */
 
 void trace_delay_count_again(void)
 {
@@ -32,7 +32,7 @@ void trace_delay_count_again(void)
 
 int worker_holds_still_running(void)
 {
-    const size_t marked = atomic_exchange(&holds_marked, 0);
+    atomic_store(&holds_marked, 0);
     const bool incomplete = atomic_exchange(&marks_incomplete, false);
     int running = 0;
     for (size_t i = 0; i < HOLDS_MARKED; i++)
@@ -42,29 +42,27 @@ int worker_holds_still_running(void)
             holds[i] = NULL;
         }
     (void)cudaGetLastError();
-    if (marked > HOLDS_MARKED || incomplete)
-        return -1;
     /* Holds asked for and none made: the code queued nothing the test holds up, and what a
      * wait takes then is the driver's (the solution of compact_batches, whose error path made
      * nothing but one cudaMalloc before its first cudaStreamCreate failed, measured 11 ms). */
     const bool asked = trace_delay.milliseconds > 0 || trace_delay.kernel_milliseconds > 0;
-    return marked == 0 && !asked ? -1 : running;
+    return asked && !incomplete ? running : -1;
 }
 
-/* An event recorded after the hold on `stream`, where there is room. */
+/* An event recorded after the hold on `stream`; where there is no room, or it cannot be made,
+ * the marks no longer say all. */
 static void mark_hold(cudaStream_t stream)
 {
     const size_t slot = atomic_fetch_add(&holds_marked, 1);
     cudaEvent_t event = NULL;
-    if (slot >= HOLDS_MARKED)
-        return;
-    if (__real_cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess ||
+    if (slot >= HOLDS_MARKED ||
+        __real_cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess ||
         __real_cudaEventRecord(event, stream) != cudaSuccess) {
         if (event != NULL)
             (void)__real_cudaEventDestroy(event);
-        event = NULL;
         (void)cudaGetLastError();
         atomic_store(&marks_incomplete, true);
+        return;
     }
     holds[slot] = event;
 }
