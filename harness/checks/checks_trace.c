@@ -47,6 +47,32 @@ const char *nth_call_name(traced_function function, size_t n)
 static void check_every_failure(const char *function_name, traced_action action, void *context,
                                 bool waits, int caller_device);
 
+/* One run of the code with the nth call of a function made to fail (and its first copy held
+ * up, where the test checks that it waits), under a fresh trace. */
+typedef struct failing_run {
+    traced_action action;
+    void *context;
+    traced_function function;
+    size_t nth;
+    cudaError_t injected;
+    bool waits;
+    int caller_device; /* made current first; -1: left as it is */
+    cudaError_t result;
+} failing_run;
+
+static void run_failing(void *argument)
+{
+    failing_run *run = argument;
+    trace_start();
+    trace_stop();
+    trace_inject_failure(run->function, run->nth, run->injected);
+    if (run->waits)
+        trace_delay_first_async_copies(1, WAITED_DELAY_MS);
+    if (run->caller_device >= 0)
+        harness_set_device(run->caller_device);
+    TRACED_RUN(run->result = run->action(run->context));
+}
+
 void expect_every_failure_handled(const char *function_name, traced_action action, void *context)
 {
     check_every_failure(function_name, action, context, false, -1);
@@ -111,21 +137,26 @@ static void check_every_failure(const char *function_name, traced_action action,
                  nth_call_name(points[p].function, points[p].nth));
         snprintf(description, sizeof description, "%s, after the test made %s fail,", function_name,
                  failed_call);
-        const cudaError_t injected = traced_function_error(points[p].function);
-        trace_start();
-        trace_stop();
-        trace_inject_failure(points[p].function, points[p].nth, injected);
+        failing_run run = {action,
+                           context,
+                           points[p].function,
+                           points[p].nth,
+                           traced_function_error(points[p].function),
+                           waits,
+                           caller_device,
+                           cudaSuccess};
+        const cudaError_t injected = run.injected;
+        double busy_ms = 0;
         if (waits)
-            trace_delay_first_async_copies(1, WAITED_DELAY_MS);
-        if (caller_device >= 0)
-            harness_set_device(caller_device);
-        TRACED_RUN(err = action(context));
+            busy_ms = harness_busy_after(run_failing, &run);
+        else
+            run_failing(&run);
+        err = run.result;
         /* A wait the test made fail did not wait: what it was to wait for is still running,
          * and nothing else is the code's to do about it. */
         const bool wait_failed = points[p].function == TRACED_cudaStreamSynchronize ||
                                  points[p].function == TRACED_cudaDeviceSynchronize ||
                                  points[p].function == TRACED_cudaEventSynchronize;
-        const double busy_ms = waits ? harness_synchronize_untraced() : 0;
         ck_assert_msg(err == injected,
                       "the test made %s fail with %s, but %s returned %s: check the result of "
                       "every call and return the first error. The calls:%s",

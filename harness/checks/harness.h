@@ -157,6 +157,16 @@ bool describe_float_mismatch(const float *got, const float *want, size_t n, cons
  * the wait took, in milliseconds, as the worker measured it: near 0 where nothing was queued. */
 double harness_synchronize_untraced(void);
 void harness_synchronize_stream(cudaStream_t stream); /* one stream of the worker's */
+/* How often the running test has been stopped so far while another program's timed test had
+ * the GPU (the judge says so before it stops it). The GPU runs on while the code under test is
+ * stopped: work a test held up may end meanwhile, so whether the code returned before it ended
+ * is known only for a stretch with no stop in it (the mark before equals the mark after). */
+unsigned harness_stops_so_far(void);
+/* run(context), which starts a trace, asks the holds its test wants and runs the code under
+ * test, then harness_synchronize_untraced: how long the GPU went on after the code returned,
+ * in milliseconds. Run again where a stop fell between the two (a few times at most; then the
+ * test is not graded). */
+double harness_busy_after(void (*run)(void *context), void *context);
 
 /* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
 void harness_append_text(char *text, size_t size, size_t *used, const char *format, ...)

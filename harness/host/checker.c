@@ -32,9 +32,17 @@ bool checker_read_judge(void)
             return false;
         if (c.kind == COMMAND_MOVE)
             checker.deadline += c.seconds;
+        else if (c.kind == COMMAND_STOPPING)
+            checker.stops++;
         else if (c.kind == COMMAND_QUIT)
             return false;
     }
+}
+
+unsigned harness_stops_so_far(void)
+{
+    (void)checker_read_judge(); /* a judge that is gone is seen by the next wait */
+    return checker.stops;
 }
 
 void checker_not_graded(const char *why)
@@ -86,6 +94,8 @@ void harness_gpu_alone_begin(void)
                 break;
             if (go.kind == COMMAND_MOVE)
                 checker.deadline += go.seconds;
+            else if (go.kind == COMMAND_STOPPING)
+                checker.stops++;
         }
         checker.deadline += checker_now_s() - asked;
     }

@@ -35,13 +35,17 @@ typedef struct checker_state {
     bool unloadable;    /* the learner's module could not be loaded */
     bool not_graded;    /* something outside the code spoiled the test (a busy GPU, memory) */
     char not_graded_why[256];
+    unsigned stops;     /* the judge's COMMAND_STOPPING notices read so far */
 } checker_state;
 
 extern checker_state checker;
 
 /* --- What travels between the judge and the checker ------------------------------------------ */
 
-enum command_kind { COMMAND_RUN, COMMAND_MOVE, COMMAND_GO, COMMAND_QUIT };
+/* STOPPING: sent before the judge stops the checker, its worker and all they started for
+ * another program's timed test (the MOVE after it says for how long), so that a test that
+ * reads the judge's news after its stretch of work sees every stop that fell within it. */
+enum command_kind { COMMAND_RUN, COMMAND_MOVE, COMMAND_GO, COMMAND_QUIT, COMMAND_STOPPING };
 
 typedef struct command {
     uint32_t kind;

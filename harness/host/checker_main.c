@@ -235,7 +235,7 @@ _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, bool gp
             break;
         if (c.kind != COMMAND_RUN || c.exercise >= (uint32_t)host_entry_count ||
             c.test >= (uint32_t)host_entries[c.exercise]->count)
-            continue; /* a MOVE for a test that has ended */
+            continue; /* a MOVE or a STOPPING for a test that has ended */
         if (!checker_run(&c, reply_fd))
             break;
     }

@@ -120,6 +120,8 @@ static void yield_to_a_timed_test(const checker_process *k, double *deadline)
 {
     if (worker_starting_since > 0 || !gpu_share_should_yield())
         return;
+    command stopping = {COMMAND_STOPPING, 0, 0, 0, 0};
+    (void)write_all(k->command_fd, &stopping, sizeof stopping);
     const double stopped = gpu_share_yield(k->pid);
     *deadline += stopped;
     command move = {COMMAND_MOVE, 0, 0, 0, stopped};

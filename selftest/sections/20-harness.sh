@@ -114,33 +114,58 @@ fi
 # is stopped while the timed one has the GPU, so the timed one waits a moment, not the other's
 # whole time limit (6 s); the hanging one then ends at its own limit.
 if build build/modules/fixtures/gpu_turns/tests.so build/modules/fixtures/gpu_turns/learner.so; then
-    turns=$(mktemp -d)
-    : >"$turns/gpu" && : >"$turns/turnstile"
-    (
-        export COURSE_GPU_LOCK=$turns/gpu COURSE_GPU_TURNSTILE=$turns/turnstile COURSE_SKIP_GPU_PROBE=1 \
-            COURSE_RUNNER_STATS=1 COURSE_TEST_TIMEOUT=6 NO_COLOR=1
-        # shellcheck disable=SC2046
-        FIXTURE_HANG=1 build/tests/host $(fixture_options gpu_turns) >"$turns/hanging.log" 2>&1 &
-        for _ in $(seq 200); do # until its test 1 runs
-            grep -q "checker 1 ready" "$turns/hanging.log" && break
-            sleep 0.05
-        done
-        sleep 0.5
-        # shellcheck disable=SC2046
-        build/tests/host $(fixture_options gpu_turns) >"$turns/timed.log" 2>&1
-        echo $? >"$turns/timed.status"
-        wait
-    )
+    # beside_a_timed_test ENV SEEN: in a folder of lock files of its own ($turns), the fixture run
+    # with ENV set (into $turns/first.log, its exit status into first.status) until its log shows
+    # SEEN, then, half a second later, a second run of it beside it (timed.log, timed.status),
+    # whose test 2 takes the GPU alone.
+    beside_a_timed_test() {
+        turns=$(mktemp -d)
+        : >"$turns/gpu" && : >"$turns/turnstile"
+        (
+            export COURSE_GPU_LOCK=$turns/gpu COURSE_GPU_TURNSTILE=$turns/turnstile \
+                COURSE_SKIP_GPU_PROBE=1 COURSE_RUNNER_STATS=1 COURSE_TEST_TIMEOUT=6 NO_COLOR=1
+            # shellcheck disable=SC2046
+            env "$1" build/tests/host $(fixture_options gpu_turns) >"$turns/first.log" 2>&1 &
+            first=$!
+            for _ in $(seq 200); do
+                grep -q "$2" "$turns/first.log" && break
+                sleep 0.05
+            done
+            sleep 0.5
+            # shellcheck disable=SC2046
+            build/tests/host $(fixture_options gpu_turns) >"$turns/timed.log" 2>&1
+            echo $? >"$turns/timed.status"
+            wait "$first"
+            echo $? >"$turns/first.status"
+        )
+    }
+    both_logs() {
+        cat "$turns/timed.log"
+        echo "--- the program beside the timed test:"
+        cat "$turns/first.log"
+    }
+    beside_a_timed_test FIXTURE_HANG=1 "checker 1 ready" # its test 1 runs, and hangs
     waited=$(sed -n 's/^runner: test 2 (timed) took .*, after \([0-9.]*\) s waiting for the GPU$/\1/p' \
         "$turns/timed.log")
     check="a timed test beside a hanging one gets the GPU within a second (the hanging test is stopped meanwhile, then ends at its own limit)"
     if [[ $(cat "$turns/timed.status") == 0 && -n $waited ]] && awk -v s="$waited" 'BEGIN { exit !(s < 1) }' &&
-       grep -q "runner: a test stopped for" "$turns/hanging.log" &&
-       grep -q "did not finish within 6 s" "$turns/hanging.log"; then
+       grep -q "runner: a test stopped for" "$turns/first.log" &&
+       grep -q "did not finish within 6 s" "$turns/first.log"; then
         pass "${check/within a second/in $waited s}"
     else
-        fail "$check" "$(cat "$turns/timed.log"; echo "--- the program with the hanging test:"
-                         cat "$turns/hanging.log")"
+        fail "$check" "$(both_logs)"
+    fi
+    rm -rf "$turns"
+
+    # The judge tells a test that it stops it (COMMAND_STOPPING) before it does: a test that held
+    # up work on the GPU, which runs on meanwhile, asks afterwards whether it was stopped
+    # (harness_stops_so_far, harness_busy_after). Test 3 waits for that word, then passes.
+    beside_a_timed_test FIXTURE_STOPPED=1 "runner: test 2 (timed) took" # its test 3 runs
+    check="a test is told that it was stopped while another program's timed test had the GPU"
+    if [[ $(cat "$turns/first.status") == 0 ]] && grep -q "runner: a test stopped for" "$turns/first.log"; then
+        pass "$check"
+    else
+        fail "$check" "$(both_logs)"
     fi
     rm -rf "$turns"
 fi

@@ -254,6 +254,28 @@ COURSE_TEST(every_pinned_buffer_stream_and_event_is_given_back, 2)
 /* How long the test holds up the first copy of a staged_copy_to_device it makes fail later. */
 #define WAITED_DELAY_MS 20.0
 
+/* A copier of its own, whose second copy the test makes fail, its first held up. */
+typedef struct failing_copy {
+    const copier_run *run;
+    staged_copier *copier; /* an earlier run's, where there was one */
+    cudaError_t result;
+} failing_copy;
+
+static void copy_failing_half_way(void *argument)
+{
+    failing_copy *failing = argument;
+    if (failing->copier != NULL)
+        destroy_copier(failing->copier); /* a run that was stopped, waited for since */
+    failing->copier = make_copier();
+    trace_start();
+    trace_stop();
+    trace_inject_failure(TRACED_cudaMemcpyAsync, 2, cudaErrorLaunchFailure);
+    trace_delay_first_async_copies(1, WAITED_DELAY_MS);
+    const copier_run *run = failing->run;
+    TRACED_RUN(failing->result = staged_copy_to_device(failing->copier, run->d_dst, run->h_src,
+                                                        run->bytes));
+}
+
 COURSE_TEST(errors_are_returned_and_everything_still_given_back, 3)
 {
     copier_run run = make_run();
@@ -261,15 +283,10 @@ COURSE_TEST(errors_are_returned_and_everything_still_given_back, 3)
                                  &run);
 
     /* A copy that fails half way still waits for what it queued before returning. */
-    staged_copier *copier = make_copier();
-    trace_start();
-    trace_stop();
-    trace_inject_failure(TRACED_cudaMemcpyAsync, 2, cudaErrorLaunchFailure);
-    trace_delay_first_async_copies(1, WAITED_DELAY_MS);
-    cudaError_t err;
-    TRACED_RUN(err = staged_copy_to_device(copier, run.d_dst, run.h_src, run.bytes));
-    const double busy_ms = harness_synchronize_untraced();
-    destroy_copier(copier);
+    failing_copy failing = {&run, NULL, cudaSuccess};
+    const double busy_ms = harness_busy_after(copy_failing_half_way, &failing);
+    destroy_copier(failing.copier);
+    const cudaError_t err = failing.result;
     ck_assert_msg(err == cudaErrorLaunchFailure || trace_count_of(TRACED_cudaMemcpyAsync) < 2,
                   "the test made the second cudaMemcpyAsync of staged_copy_to_device(%zu bytes) "
                   "fail with cudaErrorLaunchFailure, but it returned %s: return the first error. "
@@ -296,7 +313,7 @@ COURSE_TEST(errors_are_returned_and_everything_still_given_back, 3)
                   "staged_copier_destroy(NULL) %s, making %zu runtime calls: the first two must "
                   "return cudaErrorInvalidValue and the third cudaSuccess, each doing nothing",
                   error_text(created), error_text(copied), error_text(destroyed), trace_count());
-    copier = make_copier();
+    staged_copier *copier = make_copier();
     trace_start();
     trace_stop();
     cudaError_t no_dst, no_src, nothing;

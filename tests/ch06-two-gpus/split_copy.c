@@ -81,6 +81,18 @@ static cudaError_t run_split(split_case *s, int caller, double held_ms)
     return err;
 }
 
+/* run_split from GPU 0, each half held up DELAY_MS, for harness_busy_after. */
+typedef struct held_split {
+    split_case *s;
+    cudaError_t result;
+} held_split;
+
+static void split_held_up(void *argument)
+{
+    held_split *held = argument;
+    held->result = run_split(held->s, 0, DELAY_MS);
+}
+
 static void expect_success(cudaError_t err, const split_case *s)
 {
     ck_assert_msg(err == cudaSuccess,
@@ -265,8 +277,9 @@ static const char *unwaited_words(void)
 COURSE_TEST(it_returns_only_once_both_halves_have_crossed, 2)
 {
     split_case s = prepare(0, COPY_BYTES);
-    const cudaError_t err = run_split(&s, 0, DELAY_MS);
-    const double busy_ms = harness_synchronize_untraced();
+    held_split held = {&s, cudaSuccess};
+    const double busy_ms = harness_busy_after(split_held_up, &held);
+    const cudaError_t err = held.result;
     harness_results_compared(); /* what the GPUs still had to do, measured by the test */
     expect_success(err, &s);
     ck_assert_msg(busy_ms < DELAY_MS / 2,
