@@ -153,7 +153,7 @@ while read -r host exercise; do
     shares[host]+=" --learner build/modules/$tree/$exercise.so --source $tree/$exercise.c"
     shares[host]+=" --fields $results/$exercise.fields"
     shares[host]+=" --report $results/$exercise.report"
-done < <(for exercise in "${runnable[@]}"; do echo "$exercise"; done | share_out "$hosts" "$times")
+done < <(queue_group "${runnable[@]}" | share_out "$hosts" "$times")
 declare -A running
 for host in "${!shares[@]}"; do
     # shellcheck disable=SC2086 # the exercises' options, split at spaces

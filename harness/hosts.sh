@@ -1,15 +1,63 @@
 # hosts.sh - sourced: how make check (harness/check.sh) and the self-test's exercises section
 # share their exercises out among the test hosts they run side by side.
 
-# share_out HOSTS TIMES: reads names, one a line, and prints "HOST NAME" for each, HOST from 0
-# to HOSTS - 1: the longest first, by TIMES (lines "SECONDS NAME" from the last run), each to
-# the host with the least to do so far. A name TIMES does not hold counts a second and goes
-# first, in the order read.
+# share_out HOSTS TIMES: reads lines "GROUP NAME" and prints "HOST NAME" for each, HOST from 0
+# to HOSTS - 1. Each group has hosts of its own, as many as its share of the time (one at
+# least, where there are hosts enough), and within a group the longest go first, by TIMES
+# (lines "SECONDS NAME" from the last run), each to the host with the least to do so far. A
+# name TIMES does not hold counts a second and goes first, in the order read. The groups are
+# the work queues the exercises' code needs (queue_group): a host of one group starts one
+# worker, where a host given both would start another for the second (harness/host/runner.c).
 share_out() {
     awk 'FILENAME == ARGV[1] { took[$2] = $1; next }
-         { print ($0 in took ? took[$0] : 1e9 - FNR), $0 }' "$2" - |
+         { print ($2 in took ? took[$2] : 1e9 - FNR), $1, $2 }' "$2" - |
         sort -k1,1gr |
-        awk -v hosts="$1" '{ h = 0
-             for (i = 1; i < hosts; i++) if (load[i] < load[h]) h = i
-             load[h] += ($1 >= 1e8 ? 1 : $1); print h, $2 }'
+        awk -v hosts="$1" '
+            { weight[NR] = $1 >= 1e8 ? 1 : $1; group[NR] = $2; name[NR] = $3
+              if (!($2 in total)) groups++
+              total[$2] += weight[NR]; all += weight[NR] }
+            END {
+                for (g in total) {
+                    size[g] = groups > hosts ? hosts : int(hosts * total[g] / all + 0.5)
+                    if (size[g] < 1) size[g] = 1
+                    used += size[g]
+                }
+                while (groups <= hosts && used > hosts) {
+                    most = ""
+                    for (g in size) if (size[g] > 1 && (most == "" || size[g] > size[most])) most = g
+                    size[most]--; used--
+                }
+                while (groups <= hosts && used < hosts) {
+                    most = ""
+                    for (g in size) if (most == "" || total[g] / size[g] > total[most] / size[most]) most = g
+                    size[most]++; used++
+                }
+                first = 0
+                for (g in size) { base[g] = groups > hosts ? 0 : first; first += size[g] }
+                for (i = 1; i <= NR; i++) {
+                    g = group[i]; h = base[g]
+                    for (j = base[g] + 1; j < base[g] + size[g]; j++) if (load[j] < load[h]) h = j
+                    load[h] += weight[i]
+                    print h, name[i]
+                }
+            }'
+}
+
+# queue_group NAME...: "GROUP NAME" for each exercise or program (chNN-slug/NAME, or a tree
+# before it), GROUP "one" where the exercise's tests say its code uses one stream
+# (COURSE_EXERCISE_ONE_WORK_QUEUE: its worker's context has one work queue), else "streams".
+queue_group() {
+    local -A one=()
+    local test name
+    for test in $(grep -l '^COURSE_EXERCISE_ONE_WORK_QUEUE;' tests/*/*.c); do
+        test=${test#tests/}
+        one[${test%.c}]=1
+    done
+    for name in "$@"; do
+        if [[ $name =~ (ch[0-9][0-9]-[^/]+/[A-Za-z0-9_]+) && -n ${one[${BASH_REMATCH[1]}]:-} ]]; then
+            echo "one $name"
+        else
+            echo "streams $name"
+        fi
+    done
 }

@@ -24,8 +24,8 @@ source harness/gpu_locks.sh
 source harness/hosts.sh
 
 started=$EPOCHREALTIME
-if ! $MAKE -s --no-print-directory build/tools/gpu_probe build/tools/report_block build/lib/libharness.a \
-        build/lib/libcommon.a; then
+if ! $MAKE -s --no-print-directory -j"$(nproc)" build/tools/gpu_probe build/tools/report_block \
+        build/lib/libharness.a build/lib/libcommon.a; then
     echo "make test: the course's libraries did not build" >&2
     echo "0 passed, 1 failed"
     exit 1

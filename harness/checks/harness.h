@@ -46,6 +46,16 @@ typedef struct course_exercise {
  * never as passed or failed. Without it, an exercise needs one. */
 #define COURSE_EXERCISE_NEEDS_GPUS(count) const int course_exercise_gpus = (count)
 
+/* An exercise whose learner's code queues all its GPU work on one stream (the default one, as
+ * chapters 1 and 2 do) says so, and its code runs in a worker whose CUDA context has one
+ * hardware work queue, where a context has the driver's 8 (CUDA_DEVICE_MAX_CONNECTIONS). The
+ * driver makes a context slower the more queues it asks for and the more the GPU already serves
+ * (docs/performance.md, "What a context costs"), so every program sharing the GPU gains. Without
+ * it, the code's streams get the environment's queues, or the driver's 8: streams that share a
+ * queue can wait on each other's work, and an overlap the book teaches could vanish. The test
+ * host runs such exercises first, and replaces the worker when a later exercise needs more. */
+#define COURSE_EXERCISE_ONE_WORK_QUEUE const int course_exercise_one_work_queue = 1
+
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's
  * code left early (a longjmp, a return from a signal handler) does not. */

@@ -70,6 +70,9 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_NOT_GRADED };
  * and has started it, a wait for a turn to make a context that is not the test's time. */
 enum reply_kind { REPLY_VERDICT, REPLY_ALONE, REPLY_SHARED, REPLY_STARTING, REPLY_STARTED };
 
+/* The driver reads a context's hardware work queues from this variable when it makes it. */
+#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
+
 /* How long a worker may take to say it is ready once it has its turn to make its context:
  * making one can take a second when many ask at once. */
 #define WORKER_START_S 120.0
@@ -106,6 +109,10 @@ void checker_not_graded(const char *why);
 
 /* Ends the worker, if there is one (quietly, between tests). */
 void remote_quit(void);
+/* Before each test: the work queues the next worker's context asks for, one where the
+ * exercise's code uses one stream and the environment names no number; a worker of one queue
+ * is ended (quietly) where the exercise's streams need more. */
+void remote_fit_worker(bool one_work_queue);
 /* After a test: the worker gives back what the test left, and anything the learner's code
  * started is ended. Returns the reasons the worker was replaced (0: it goes on); where its
  * context was poisoned, poisoned_by names the error. */

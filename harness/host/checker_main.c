@@ -96,9 +96,9 @@ static void send_hello(int reply_fd, bool gpu_ok, int devices, const char *why, 
  * GPU already serves and the more the new one asks for: beside 64 idle contexts, 1.47 s with 8
  * and 0.15 s with 1 (docs/performance.md, "What a context costs"). One queue still runs the
  * checker's own two streams side by side (both_directions' reference copies both ways at once;
- * measured there too). The worker, whose streams are the learner's, keeps what the environment
- * says: the variable is put back as it was before anything else is started. */
-#define CONNECTIONS_VARIABLE "CUDA_DEVICE_MAX_CONNECTIONS"
+ * measured there too). The worker, whose streams are the learner's, has what the environment
+ * says, or one queue for an exercise whose code uses one stream (remote_worker.c): the variable
+ * is put back as it was before anything else is started. */
 #define CHECKER_CONNECTIONS "1"
 
 static cudaError_t make_checker_context(int *count)
@@ -192,6 +192,7 @@ static bool checker_run(const command *c, int reply_fd)
     checker.timed = test->timed;
     checker.in_test = true;
     remote_on_device(0); /* a test that failed on another GPU's buffer left it current */
+    remote_fit_worker(e->one_work_queue);
     remote_test_begin();
     enum verdict verdict = run_test(e, test, message, sizeof message);
     checker.in_test = false;

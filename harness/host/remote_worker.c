@@ -28,10 +28,9 @@
 
 extern char **environ;
 
-#define OUTPUT_KEPT 2048     /* bytes of a test's own output kept for its diagnostic */
 #define WATCH_INTERVAL_NS (20 * 1000 * 1000)
 
-remote_worker_state worker = {0, -1, -1, {false}, 0};
+remote_worker_state worker = {0, -1, -1, {false}, false, 0};
 remote_watch_state watch;
 bool remote_lost_in_this_test;
 static int workers_started;
@@ -39,69 +38,6 @@ static int workers_started;
 int remote_workers_started(void)
 {
     return workers_started;
-}
-
-/* --- What the worker prints ------------------------------------------------------------------ */
-
-static struct {
-    char text[OUTPUT_KEPT + 1];
-    size_t length, dropped;
-} output;
-static size_t printed_total;
-
-static void keep_output(const char *data, size_t size)
-{
-    if (size >= OUTPUT_KEPT) {
-        output.dropped += output.length + size - OUTPUT_KEPT;
-        memcpy(output.text, data + size - OUTPUT_KEPT, OUTPUT_KEPT);
-        output.length = OUTPUT_KEPT;
-    } else {
-        size_t keep = output.length + size > OUTPUT_KEPT ? OUTPUT_KEPT - size : output.length;
-        output.dropped += output.length - keep;
-        memmove(output.text, output.text + output.length - keep, keep);
-        memcpy(output.text + keep, data, size);
-        output.length = keep + size;
-    }
-    output.text[output.length] = '\0';
-}
-
-/* Reads what the worker printed that is there now; false at its end. */
-bool remote_drain_output(void)
-{
-    char buffer[65536];
-    while (worker.output >= 0) {
-        ssize_t got = read(worker.output, buffer, sizeof buffer);
-        if (got > 0) {
-            printed_total += (size_t)got;
-            keep_output(buffer, (size_t)got);
-            continue;
-        }
-        return !(got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR));
-    }
-    return false;
-}
-
-const char *remote_test_output(size_t *dropped)
-{
-    (void)remote_drain_output();
-    *dropped = output.dropped;
-    /* The kept end may begin inside a character: from the next one on. */
-    size_t skip = 0;
-    while (output.dropped && skip < 3 && ((unsigned char)output.text[skip] & 0xC0) == 0x80)
-        skip++;
-    return output.text + skip;
-}
-
-size_t remote_printed_bytes(void)
-{
-    return printed_total;
-}
-
-void remote_test_begin(void)
-{
-    printed_total = 0;
-    output.length = output.dropped = 0;
-    output.text[0] = '\0';
 }
 
 /* --- The device's word on the worker's memory ------------------------------------------------ */
@@ -274,7 +210,8 @@ void remote_quit(void)
 /* What ended the worker in the middle of a test, in the learner's terms, with what it printed. */
 static void explain_death(int status, char *out, size_t size)
 {
-    const char *printed = output.text;
+    size_t dropped;
+    const char *printed = remote_test_output(&dropped);
     /* The C library's last words when free() is given what malloc never returned. */
     bool bad_free = strstr(printed, "free(): invalid pointer") != NULL ||
                     strstr(printed, "munmap_chunk(): invalid pointer") != NULL ||
@@ -370,6 +307,38 @@ static const char *unloadable_words(const char *why)
     return words;
 }
 
+/* Whether the next worker's context is made with one hardware work queue (harness.h,
+ * COURSE_EXERCISE_ONE_WORK_QUEUE); an instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+static bool one_queue_wanted;
+
+void remote_fit_worker(bool one_work_queue)
+{
+    one_queue_wanted = one_work_queue && getenv(CONNECTIONS_VARIABLE) == NULL;
+    if (worker.pid != 0 && worker.one_queue && !one_queue_wanted)
+        remote_quit(); /* the next worker's start is in the judge's stats */
+}
+
+/* The environment the worker starts with: the checker's, with one work queue where wanted
+ * (kept from one start to the next, the checker's environment being the same). */
+static char **worker_environment(void)
+{
+    static char one_queue_setting[] = CONNECTIONS_VARIABLE "=1";
+    static char **with_one;
+    if (!one_queue_wanted)
+        return environ;
+    size_t count = 0;
+    while (environ[count] != NULL)
+        count++;
+    char **grown = realloc(with_one, (count + 2) * sizeof *with_one);
+    if (grown == NULL)
+        fail_to_start("out of memory");
+    with_one = grown;
+    memcpy(with_one, environ, count * sizeof *with_one);
+    with_one[count] = one_queue_setting;
+    with_one[count + 1] = NULL;
+    return with_one;
+}
+
 /* Starts the worker: its socket, its output's pipe and the arena as its only descriptors, in a
  * process group of its own, its CUDA context made in a turn among the programs that share
  * the GPU; and, where make grade shares the GPU's memory out, the watch on what it holds. */
@@ -405,7 +374,8 @@ static void spawn_worker(void)
     char *arguments[] = {"worker", checker.use_cuda ? NULL : "--no-cuda", NULL};
     fflush(NULL);
     pid_t pid = 0;
-    int spawned = posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, environ);
+    int spawned =
+        posix_spawn(&pid, worker_program(), &actions, &attributes, arguments, worker_environment());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(theirs);
@@ -417,6 +387,7 @@ static void spawn_worker(void)
     }
     workers_started++;
     worker.pid = pid;
+    worker.one_queue = one_queue_wanted;
     worker.socket = sockets[0];
     worker.output = pipe_ends[0];
     fcntl(worker.output, F_SETFL, O_NONBLOCK);

@@ -18,11 +18,12 @@
  * A crash, a hang, an exit() or a CUDA error that poisons the context in the learner's code
  * ends the worker's process, fails that one test in the learner's terms, and the next test
  * gets a fresh worker; in the normal case an exercise costs no context of its own, the checker
- * and the worker one each for a whole run. What the worker says about itself (its call trace,
- * its threads) is evidence: a test that passes on it counts only where a test that rests on
- * results alone passed too (report.c). The judge and the checker mark themselves not dumpable,
- * so the worker, which runs as the same user, cannot open or trace their memory; the worker's
- * seccomp filter keeps it from signalling them.
+ * and the worker one each for a whole run (and a second worker, of the driver's work queues,
+ * after the exercises whose code uses one stream: one_queue_exercises_first). What the worker
+ * says about itself (its call trace, its threads) is evidence: a test that passes on it counts
+ * only where a test that rests on results alone passed too (report.c). The judge and the
+ * checker mark themselves not dumpable, so the worker, which runs as the same user, cannot open
+ * or trace their memory; the worker's seccomp filter keeps it from signalling them.
  *
  * Usage: host [OPTION...] --module TESTS.so [EXERCISE-OPTION...] [--module ...]...
  *   options: --tally FILE, --color|--no-color, --verbose, --rubric, --result-fd N
@@ -124,6 +125,7 @@ static void load_module(exercise_entry *e, const char *path)
         e->info = info;
         e->module = module;
         e->gpus_needed = gpus != NULL && *gpus > 1 ? *gpus : 1;
+        e->one_work_queue = dlsym(module, "course_exercise_one_work_queue") != NULL;
         /* A module named twice is loaded once: its constructors ran for the first entry. */
         for (int x = 0; e->count == 0 && x < host_entry_count; x++) {
             if (host_entries[x] != e && host_entries[x]->module == module) {
@@ -380,6 +382,24 @@ static void settle_entries(const char *program, const report_options *shared, bo
     }
 }
 
+/* The exercises whose code uses one stream first, in the order given, then the others: the
+ * worker's context has one hardware work queue for the first, and is replaced at most once
+ * for the driver's queues (harness.h, COURSE_EXERCISE_ONE_WORK_QUEUE). make check and make
+ * grade read each exercise's report from its own file or record, so the order they run in
+ * shows only where the host is run by hand with several modules. */
+static void one_queue_exercises_first(void)
+{
+    int placed = 0;
+    for (int x = 0; x < host_entry_count; x++) {
+        exercise_entry *e = host_entries[x];
+        if (!e->one_work_queue)
+            continue;
+        memmove(&host_entries[placed + 1], &host_entries[placed],
+                (size_t)(x - placed) * sizeof *host_entries);
+        host_entries[placed++] = e;
+    }
+}
+
 int main(int argc, char **argv)
 {
     report_options shared = {.color = report_color_wanted(), .result_fd = -1};
@@ -397,6 +417,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    one_queue_exercises_first();
     double timeout = timeout_seconds();
     prctl(PR_SET_DUMPABLE, 0); /* the worker runs as this user: keep it out of this memory */
     signal(SIGPIPE, SIG_IGN);  /* a checker that died mid-test is noticed by its pipe's end */

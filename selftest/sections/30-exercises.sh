@@ -97,7 +97,8 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     done
     programs+=("${stubs[@]}")
     # run_batch SKIP PROGRAM...: runs them in nproc hosts side by side, shared out so that each
-    # host has about as much to do (the longest first, each to the host with the least so far);
+    # host has about as much to do (the longest first, each to the host with the least so far)
+    # and exercises of one kind of worker: one work queue, or the driver's (hosts.sh);
     # with SKIP 1, known mistakes without their timed tests (--skip-timed), which have the GPU
     # to themselves one at a time and, failing, try again: most mistakes show in an untimed
     # test. Those that did not show their diagnostic that way are run again whole, below. A
@@ -106,7 +107,10 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     run_batch() {
         local skip_timed=$1 program name host hosts=${SELFTEST_LANES:-$(nproc)} line
         shift
-        local -a shares=()
+        local -a shares=() built=()
+        for program in "$@"; do
+            [[ -e build/modules/$program.so ]] && built+=("$program")
+        done
         while read -r host program; do
             name=${program//\//_}
             exercise=$(exercise_of "$program")
@@ -118,9 +122,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             [[ $skip_timed == 1 && $program == mutants/* ]] &&
                 ! grep -q '^ \* expect-on-gpu: ' "$(source_of "$program")" &&
                 shares[host]+=" --skip-timed"
-        done < <(for program in "$@"; do
-                     [[ -e build/modules/$program.so ]] && echo "$program"
-                 done | share_out "$hosts" "$results_dir/times")
+        done < <(queue_group "${built[@]}" | share_out "$hosts" "$results_dir/times")
         for host in "${!shares[@]}"; do
             # shellcheck disable=SC2086 # the modules' options, split at spaces
             NO_COLOR=1 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} build/tests/host ${shares[host]} \

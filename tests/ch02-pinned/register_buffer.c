@@ -19,6 +19,7 @@ COURSE_EXERCISE(
     "registering again before it is undone fails with cudaErrorHostMemoryAlreadyRegistered. "
     "Once cudaHostRegister has succeeded, every way out of the function, the error paths too, "
     "goes through cudaHostUnregister.");
+COURSE_EXERCISE_ONE_WORK_QUEUE;
 
 /* Two megabytes and a few bytes: several pages, and a size that ends inside one. */
 enum { BYTES = (2 << 20) + 5 };
