@@ -128,7 +128,7 @@ if build build/modules/fixtures/gpu_turns/tests.so build/modules/fixtures/gpu_tu
             env "$1" build/tests/host $(fixture_options gpu_turns) >"$turns/first.log" 2>&1 &
             first=$!
             for _ in $(seq 200); do
-                grep -q "$2" "$turns/first.log" && break
+                grep -qs "$2" "$turns/first.log" && break # -s: the log may not be made yet
                 sleep 0.05
             done
             sleep 0.5
