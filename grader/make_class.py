@@ -13,8 +13,8 @@ hostile samples in selftest/submissions/), so a new exercise joins both
 classes by itself. Submissions come as folders, .zip and .tar.gz, some with an
 extra top-level folder, some with the exercises/ prefix.
 
-Expectations (DEST.expected.tsv, tab-separated): student, exercise (* for
-every exercise not listed), points, status, a phrase the feedback must hold
+Expectations (DEST.expected.tsv, tab-separated): student, exercise (chNN-slug/*
+for every exercise of a chapter not listed, * for every other one), points, status, a phrase the feedback must hold
 (- for none). Points: a number, max, all-but:TEST, only:TEST, or
 oracle:FILE, the points the course's own test program gives FILE (a mutant
 or a stub), which the self-test measures.
@@ -148,14 +148,20 @@ def sample_class(dest):
     os.makedirs(dest)
     expected = []
 
-    # A good student: every solution, in a folder, with the exercises/ prefix. And another,
-    # whose name sorts before the hostile samples, as the good one's sorts after them: both are
-    # graded beside them, and must lose nothing by it.
+    # A good student: the solutions of chapters 1 to 3, in a folder, with the exercises/ prefix.
+    # And another, whose name sorts before the hostile samples, as the good one's sorts after
+    # them: both are graded beside them, and must lose nothing by it, their timed tests passing
+    # at their own speeds. The hostile samples aim at chapter 1's exercises and at the timed
+    # tests of chapters 1 to 3 beside them; make grade runs every chapter's solutions, timed
+    # tests included, in the agreement's class (selftest/sections/64-agreement.sh), so the
+    # class's honest students take the GPU for no more than that.
+    solved = [e for e in exercises if e.split("-")[0] in ("ch01", "ch02", "ch03")]
     for good in ("student-good", "honest-first"):
         write_folder(dest, good,
-                     {"exercises/%s.c" % e: read("solutions", e + ".c") for e in exercises})
+                     {"exercises/%s.c" % e: read("solutions", e + ".c") for e in solved})
         expected.append((good, "*", "max", "passed", "-"))
-        expected += [(good, e, "0", "missing", "is missing") for e in sorted(left_out)]
+        expected += [(good, e, "0", "missing", "is missing")
+                     for e in sorted(set(everything) - set(solved))]
 
     # A partial one, zipped with a top folder and no prefix: a third solved, a third
     # with a typical mistake (a mutant) or untouched, a third not handed in.

@@ -137,7 +137,8 @@ Run = collections.namedtuple("Run", "no_gpu synchronous_streams stand_in")
 
 def exercise_problems(run, exercise, outcome, wanted, feedback, cell):
     """What is wrong with one exercise's outcome, against its row of the expectations."""
-    points, status, phrase = wanted.get(exercise, wanted.get("*", ("?", "?", "-")))
+    chapter = wanted.get(exercise.split("/")[0] + "/*", wanted.get("*", ("?", "?", "-")))
+    points, status, phrase = wanted.get(exercise, chapter)
     if points == "?":
         return ["%s has no expectation" % exercise]
     if run.synchronous_streams and points == "max":

@@ -52,8 +52,9 @@ typedef struct course_exercise {
  * driver makes a context slower the more queues it asks for and the more the GPU already serves
  * (docs/performance.md, "What a context costs"), so every program sharing the GPU gains. Without
  * it, the code's streams get the environment's queues, or the driver's 8: streams that share a
- * queue can wait on each other's work, and an overlap the book teaches could vanish. The test
- * host runs such exercises first, and replaces the worker when a later exercise needs more. */
+ * queue can wait on each other's work, and an overlap the book teaches could vanish. A test
+ * host given exercises of both kinds (a student graded whole) gives all of them the
+ * environment's queues: one context, not a second for the rest. */
 #define COURSE_EXERCISE_ONE_WORK_QUEUE const int course_exercise_one_work_queue = 1
 
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.

@@ -30,7 +30,7 @@ extern char **environ;
 
 #define WATCH_INTERVAL_NS (20 * 1000 * 1000)
 
-remote_worker_state worker = {0, -1, -1, {false}, false, 0};
+remote_worker_state worker = {0, -1, -1, {false}, 0};
 remote_watch_state watch;
 bool remote_lost_in_this_test;
 static int workers_started;
@@ -308,14 +308,13 @@ static const char *unloadable_words(const char *why)
 }
 
 /* Whether the next worker's context is made with one hardware work queue (harness.h,
- * COURSE_EXERCISE_ONE_WORK_QUEUE); an instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+ * COURSE_EXERCISE_ONE_WORK_QUEUE, the same for every exercise of a host: runner.c); an
+ * instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
 static bool one_queue_wanted;
 
 void remote_fit_worker(bool one_work_queue)
 {
     one_queue_wanted = one_work_queue && getenv(CONNECTIONS_VARIABLE) == NULL;
-    if (worker.pid != 0 && worker.one_queue && !one_queue_wanted)
-        remote_quit(); /* the next worker's start is in the judge's stats */
 }
 
 /* The environment the worker starts with: the checker's, with one work queue where wanted
@@ -387,7 +386,6 @@ static void spawn_worker(void)
     }
     workers_started++;
     worker.pid = pid;
-    worker.one_queue = one_queue_wanted;
     worker.socket = sockets[0];
     worker.output = pipe_ends[0];
     fcntl(worker.output, F_SETFL, O_NONBLOCK);

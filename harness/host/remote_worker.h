@@ -16,7 +16,6 @@ typedef struct remote_worker_state {
     pid_t pid;
     int socket, output;
     bool loaded[MAX_EXERCISES];
-    bool one_queue; /* its context was made with one hardware work queue */
     unsigned long long baseline; /* device memory it held once ready, where NVML says */
 } remote_worker_state;
 extern remote_worker_state worker;

@@ -18,8 +18,8 @@
  * A crash, a hang, an exit() or a CUDA error that poisons the context in the learner's code
  * ends the worker's process, fails that one test in the learner's terms, and the next test
  * gets a fresh worker; in the normal case an exercise costs no context of its own, the checker
- * and the worker one each for a whole run (and a second worker, of the driver's work queues,
- * after the exercises whose code uses one stream: one_queue_exercises_first). What the worker
+ * and the worker one each for a whole run (the worker's context of one work queue where every
+ * exercise's code uses one stream: one_work_queue_only_if_all). What the worker
  * says about itself (its call trace, its threads) is evidence: a test that passes on it counts
  * only where a test that rests on results alone passed too (report.c). The judge and the
  * checker mark themselves not dumpable, so the worker, which runs as the same user, cannot open
@@ -382,22 +382,18 @@ static void settle_entries(const char *program, const report_options *shared, bo
     }
 }
 
-/* The exercises whose code uses one stream first, in the order given, then the others: the
- * worker's context has one hardware work queue for the first, and is replaced at most once
- * for the driver's queues (harness.h, COURSE_EXERCISE_ONE_WORK_QUEUE). make check and make
- * grade read each exercise's report from its own file or record, so the order they run in
- * shows only where the host is run by hand with several modules. */
-static void one_queue_exercises_first(void)
+/* One work queue for the worker only where every exercise of the host uses one stream
+ * (harness.h, COURSE_EXERCISE_ONE_WORK_QUEUE): a host given others too (a student graded
+ * whole) starts one worker with the environment's queues for all of them, where a worker of one
+ * queue, then another for the rest, would cost a context more. make check and the self-test
+ * give each host exercises of one kind (harness/hosts.sh). */
+static void one_work_queue_only_if_all(void)
 {
-    int placed = 0;
-    for (int x = 0; x < host_entry_count; x++) {
-        exercise_entry *e = host_entries[x];
-        if (!e->one_work_queue)
-            continue;
-        memmove(&host_entries[placed + 1], &host_entries[placed],
-                (size_t)(x - placed) * sizeof *host_entries);
-        host_entries[placed++] = e;
-    }
+    bool all = true;
+    for (int x = 0; x < host_entry_count; x++)
+        all = all && host_entries[x]->one_work_queue;
+    for (int x = 0; x < host_entry_count; x++)
+        host_entries[x]->one_work_queue = all;
 }
 
 int main(int argc, char **argv)
@@ -417,7 +413,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    one_queue_exercises_first();
+    one_work_queue_only_if_all();
     double timeout = timeout_seconds();
     prctl(PR_SET_DUMPABLE, 0); /* the worker runs as this user: keep it out of this memory */
     signal(SIGPIPE, SIG_IGN);  /* a checker that died mid-test is noticed by its pipe's end */

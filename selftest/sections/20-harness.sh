@@ -185,24 +185,26 @@ if need_gpu "the harness's delays before a stream's copies" &&
 fi
 
 # The checker makes its context with one work queue, and the learner's code keeps the
-# environment's setting: none (the driver's 8), or the number it names; but the code of an
-# exercise that says it uses one stream (worker_queues) gets one queue where the environment
-# names none. Named second, it runs first: with the worker's queues as the first exercise
-# left them, one of the two would see the other's setting.
+# environment's setting: none (the driver's 8), or the number it names; but a host whose
+# exercises all say their code uses one stream (worker_queues alone) gives them one queue where
+# the environment names none. Beside an exercise that says nothing (worker_environment), the
+# host gives both the environment's setting: one worker, not a second for the other kind.
 if need_gpu "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS" &&
    build build/modules/fixtures/worker_environment/tests.so \
          build/modules/fixtures/worker_environment/learner.so \
          build/modules/fixtures/worker_queues/tests.so build/modules/fixtures/worker_queues/learner.so; then
     # shellcheck disable=SC2046
-    if output=$(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIVEN NO_COLOR=1 \
-                build/tests/host $(fixture_options worker_environment) \
-                $(fixture_options worker_queues) 2>&1) &&
-       output+=$(CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_GIVEN=5 NO_COLOR=1 \
-                 build/tests/host $(fixture_options worker_environment) \
+    if output=$(env -u CUDA_DEVICE_MAX_CONNECTIONS FIXTURE_QUEUES_DUE=1 NO_COLOR=1 \
+                build/tests/host $(fixture_options worker_queues) 2>&1) &&
+       output+=$(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIVEN \
+                 FIXTURE_QUEUES_DUE=-1 NO_COLOR=1 build/tests/host \
+                 $(fixture_options worker_queues) $(fixture_options worker_environment) 2>&1) &&
+       output+=$(CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_GIVEN=5 FIXTURE_QUEUES_DUE=5 \
+                 NO_COLOR=1 build/tests/host $(fixture_options worker_environment) \
                  $(fixture_options worker_queues) 2>&1); then
-        pass "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's, and an exercise of one stream, run first, gets one work queue"
+        pass "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's, and a host of exercises of one stream alone gives them one work queue"
     else
-        fail "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's, and an exercise of one stream, run first, gets one work queue" \
+        fail "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS, not the checker's, and a host of exercises of one stream alone gives them one work queue" \
             "$output"
     fi
 fi

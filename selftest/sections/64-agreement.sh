@@ -37,35 +37,46 @@ elif need_gpu "make grade's verdicts against make check's"; then
     for exercise in $many_gpus; do
         skip "make grade's verdicts on $exercise against make check's (skipped: its tests need more GPUs than make grade gives a test program, which is one)"
     done
-    # The class: one student with the solutions, then a student per k-th variant; the known
-    # mistakes in a class of their own, graded without their timed tests, which the exercises'
-    # section does not run either (a timed test has the GPU alone: each costs every program
-    # beside it its time).
-    python3 - "$agreement" "$agreement/programs.tsv" \
+    # The class: the solutions and the alternatives; the known mistakes in a class of their own,
+    # graded without their timed tests, which the exercises' section does not run either (a
+    # timed test has the GPU alone: each costs every program beside it its time). A student
+    # hands in one file of an exercise at most, so each class has as many students as the
+    # exercise with the most files; the files are shared out among them by the exercises' tests
+    # (a timed test counting three), the most first, each to the student with the least so far:
+    # a make grade lasts as long as its longest student, whose tests run one after another.
+    awk -f harness/report/rubric.awk tests/*/*.c |
+        awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
+                     END { for (e in weight) print e "\t" weight[e] }' >"$agreement/weights.tsv"
+    python3 - "$agreement" "$agreement/programs.tsv" "$agreement/weights.tsv" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
         "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" <<'EOF'
 import os, shutil, sys
-agreement, table, exercises, alternatives, mutants, many_gpus = sys.argv[1:7]
-rows = []
-def hand_in(student, exercise, program, source):
-    if exercise in many_gpus.split():
-        return
-    group = "mistakes" if student.startswith("mistake") else "class"
-    folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
-    os.makedirs(folder, exist_ok=True)
-    shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
-    rows.append("%s\t%s\t%s\t%s" % (group, student, exercise, program))
+agreement, table, weights, exercises, alternatives, mutants, many_gpus = sys.argv[1:8]
+weight = {e: int(w) for e, w in (line.split("\t") for line in open(weights))}
+files = {"class": [], "mistakes": []}  # (exercise, program, source)
 for exercise in exercises.split():
-    hand_in("solutions", exercise, "solutions/" + exercise, "solutions/%s.c" % exercise)
-for kind, names, folder, made in (("alternative", alternatives, "selftest/alternatives", ""),
-                                  ("mistake", mutants, "mutants", "build/")):
-    taken = {}
+    files["class"].append((exercise, "solutions/" + exercise, "solutions/%s.c" % exercise))
+for group, names, folder, made in (("class", alternatives, "selftest/alternatives", ""),
+                                   ("mistakes", mutants, "mutants", "build/")):
     for name in names.split():
-        exercise = name.split("--")[0]
-        taken[exercise] = taken.get(exercise, 0) + 1
-        student = "%s-%02d" % (kind, taken[exercise])
-        hand_in(student, exercise, "%s/%s" % (folder, name), "%s%s/%s.c" % (made, folder, name))
+        files[group].append((name.split("--")[0], "%s/%s" % (folder, name),
+                             "%s%s/%s.c" % (made, folder, name)))
+rows = []
+for group, handed in files.items():
+    handed = [f for f in handed if f[0] not in many_gpus.split()]
+    count = max(sum(f[0] == e for f in handed) for e, _, _ in handed)
+    students = [("%s-%02d" % ("mistake" if group == "mistakes" else "student", k + 1), set(), [0])
+                for k in range(count)]
+    for exercise, program, source in sorted(handed, key=lambda f: (-weight.get(f[0], 1), f[1])):
+        student, taken, load = min((s for s in students if exercise not in s[1]),
+                                   key=lambda s: s[2][0])
+        taken.add(exercise)
+        load[0] += weight.get(exercise, 1)
+        folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
+        os.makedirs(folder, exist_ok=True)
+        shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
+        rows.append("%s\t%s\t%s\t%s" % (group, student, exercise, program))
 open(table, "w").write("\n".join(rows) + "\n")
 EOF
     chmod -R a+rX "$agreement/class" "$agreement/mistakes"
