@@ -4,12 +4,13 @@
 # share_out HOSTS TIMES: reads lines "GROUP NAME" and prints "HOST NAME" for each, HOST from 0
 # to HOSTS - 1. Each group has hosts of its own, as many as its share of the time (one at
 # least, where there are hosts enough), and within a group the longest go first, by TIMES
-# (lines "SECONDS NAME" from the last run), each to the host with the least to do so far. A
-# name TIMES does not hold counts a second and goes first, in the order read. The groups are
-# the work queues the exercises' code needs (queue_group): a host of one group starts one
-# worker, where a host given both would start another for the second (harness/host/runner.c).
+# (lines "SECONDS NAME" from the last run; # starts a comment), each to the host with the least
+# to do so far. A name TIMES does not hold counts a second and goes first, in the order read.
+# The groups are the work queues the exercises' code needs (queue_group): a host given only
+# exercises of one stream makes its worker's context with one work queue, where a host given
+# both kinds makes it with the driver's for all of them (harness/host/runner.c).
 share_out() {
-    awk 'FILENAME == ARGV[1] { took[$2] = $1; next }
+    awk 'FILENAME == ARGV[1] { if (!/^#/) took[$2] = $1; next }
          { print ($2 in took ? took[$2] : 1e9 - FNR), $1, $2 }' "$2" - |
         sort -k1,1gr |
         awk -v hosts="$1" '

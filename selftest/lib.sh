@@ -71,6 +71,17 @@ build() {
     fi
 }
 
+# module_seconds: the file of how long each program of the exercises' section took, the last
+# run's, or in a fresh clone the one measured on a GPU that the course keeps
+# (selftest/module-seconds.tsv): the hosts and the agreement's students are shared out by it.
+module_seconds() {
+    if [[ -s build/selftest/results/times ]]; then
+        echo build/selftest/results/times
+    else
+        echo selftest/module-seconds.tsv
+    fi
+}
+
 # Seconds since an $EPOCHREALTIME reading (awk: bc is not everywhere).
 seconds_since() { awk -v from="$1" -v to="$EPOCHREALTIME" 'BEGIN { printf "%.3f", to - from }'; }
 

@@ -122,7 +122,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             [[ $skip_timed == 1 && $program == mutants/* ]] &&
                 ! grep -q '^ \* expect-on-gpu: ' "$(source_of "$program")" &&
                 shares[host]+=" --skip-timed"
-        done < <(queue_group "${built[@]}" | share_out "$hosts" "$results_dir/times")
+        done < <(queue_group "${built[@]}" | share_out "$hosts" "$(module_seconds)")
         for host in "${!shares[@]}"; do
             # shellcheck disable=SC2086 # the modules' options, split at spaces
             NO_COLOR=1 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} build/tests/host ${shares[host]} \

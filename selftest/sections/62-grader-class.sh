@@ -61,10 +61,8 @@ if [[ -n $gpu_mode ]]; then
 fi
 
 # Interrupted after a few students (SIGTERM, as Ctrl-C or Slurm would): what was
-# written is whole, and the run resumes where it stopped. One lane: the students refused
-# before their tests are the first written, and a test host cut off costs its contexts for
-# nothing.
-python3 grader/grade.py grade "${grade_args[@]}" --per-gpu 1 >"$grader_work/first.log" 2>&1 &
+# written is whole, and the run resumes where it stopped.
+python3 grader/grade.py grade "${grade_args[@]}" >"$grader_work/first.log" 2>&1 &
 grader_pid=$!
 for _ in $(seq 1200); do
     written=$(compgen -G "$out/students/*/grade.json" | wc -l)

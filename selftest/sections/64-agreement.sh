@@ -41,19 +41,22 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # graded without their timed tests, which the exercises' section does not run either (a
     # timed test has the GPU alone: each costs every program beside it its time). A student
     # hands in one file of an exercise at most, so each class has as many students as the
-    # exercise with the most files; the files are shared out among them by the exercises' tests
-    # (a timed test counting three), the most first, each to the student with the least so far:
-    # a make grade lasts as long as its longest student, whose tests run one after another.
+    # exercise with the most files; the files are shared out among them by how long each took
+    # in the exercises' section (module_seconds; a file not there counts its exercise's tests, a
+    # timed test three), the longest first, each to the student with the least so far: a make
+    # grade lasts as long as its longest student, whose tests run one after another.
     awk -f harness/report/rubric.awk tests/*/*.c |
         awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
                      END { for (e in weight) print e "\t" weight[e] }' >"$agreement/weights.tsv"
-    python3 - "$agreement" "$agreement/programs.tsv" "$agreement/weights.tsv" \
+    python3 - "$agreement" "$agreement/programs.tsv" "$agreement/weights.tsv" "$(module_seconds)" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
         "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" <<'EOF'
 import os, shutil, sys
-agreement, table, weights, exercises, alternatives, mutants, many_gpus = sys.argv[1:8]
-weight = {e: int(w) for e, w in (line.split("\t") for line in open(weights))}
+agreement, table, weights, seconds, exercises, alternatives, mutants, many_gpus = sys.argv[1:9]
+tests = {e: int(w) for e, w in (line.split("\t") for line in open(weights))}
+took = {line.split()[1]: float(line.split()[0]) for line in open(seconds)
+        if not line.startswith("#") and len(line.split()) == 2}
 files = {"class": [], "mistakes": []}  # (exercise, program, source)
 for exercise in exercises.split():
     files["class"].append((exercise, "solutions/" + exercise, "solutions/%s.c" % exercise))
@@ -68,11 +71,13 @@ for group, handed in files.items():
     count = max(sum(f[0] == e for f in handed) for e, _, _ in handed)
     students = [("%s-%02d" % ("mistake" if group == "mistakes" else "student", k + 1), set(), [0])
                 for k in range(count)]
-    for exercise, program, source in sorted(handed, key=lambda f: (-weight.get(f[0], 1), f[1])):
+    def weight(f):
+        return took.get(f[1], tests.get(f[0], 1))
+    for exercise, program, source in sorted(handed, key=lambda f: (-weight(f), f[1])):
         student, taken, load = min((s for s in students if exercise not in s[1]),
                                    key=lambda s: s[2][0])
         taken.add(exercise)
-        load[0] += weight.get(exercise, 1)
+        load[0] += weight((exercise, program))
         folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
         os.makedirs(folder, exist_ok=True)
         shutil.copy(source, os.path.join(folder, os.path.basename(exercise) + ".c"))
