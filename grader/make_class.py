@@ -14,10 +14,10 @@ classes by itself. Submissions come as folders, .zip and .tar.gz, some with an
 extra top-level folder, some with the exercises/ prefix.
 
 Expectations (DEST.expected.tsv, tab-separated): student, exercise (chNN-slug/*
-for every exercise of a chapter not listed, * for every other one), points, status, a phrase the feedback must hold
-(- for none). Points: a number, max, all-but:TEST, only:TEST, or
-oracle:FILE, the points the course's own test program gives FILE (a mutant
-or a stub), which the self-test measures.
+for every exercise of a chapter not listed, * for every other one), points,
+status, a phrase the feedback must hold (- for none). Points: a number, max,
+all-but:TEST, only:TEST, or oracle:FILE, the points the course's own test
+program gives FILE (a mutant or a stub), which the self-test measures.
 """
 
 import io
