@@ -8,7 +8,8 @@
 # (nobody, 65534) in a copy of the tree without its build folder, as a fresh clone would run
 # it; the same as root in the checkout; make check SOLUTIONS=1 twice (the second with nothing
 # to rebuild), then for chapters 1 to 3 alone; make grade-benchmark STUDENTS (100 by default; 0 skips it). The unprivileged
-# make test and the benchmarks run beside dev/gpu_lock_timeline.py (OUT/NAME-timeline.txt).
+# make test and the benchmarks run beside dev/gpu_lock_timeline.py (OUT/NAME-timeline.txt),
+# vmstat (OUT/NAME-vmstat.txt) and nvidia-smi dmon (OUT/NAME-dmon.txt), each second.
 # The closing lines of each are what a note quotes.
 #
 # VERIFY_SKIP="test root check benchmark" leaves any of those steps out (a machine lent for
@@ -65,18 +66,24 @@ keep() {
 }
 
 # watched NAME OWNER COMMAND...: keep NAME COMMAND with a lock folder of OWNER's (make test
-# makes its lock files there), the GPU's lock sampled beside it into OUT/NAME-timeline.txt.
+# makes its lock files there), the GPU's lock sampled beside it into OUT/NAME-timeline.txt, the
+# CPUs' and the GPU's load into OUT/NAME-vmstat.txt and OUT/NAME-dmon.txt.
 watched() {
-    local name=$1 owner=$2 locks timeline
+    local name=$1 owner=$2 locks timeline vmstat dmon
     shift 2
     locks=$(mktemp -d /tmp/verify-locks.XXXXXX)
     chown "$owner" "$locks"
     chmod 755 "$locks" # as make test makes its own: other users may open the files
     python3 dev/gpu_lock_timeline.py "$locks" >"$out/$name-timeline.txt" 2>&1 &
     timeline=$!
+    # The CPUs' and the GPU's load, each second: whether a run waits for them or for its turns.
+    vmstat -n -t 1 >"$out/$name-vmstat.txt" 2>&1 &
+    vmstat=$!
+    nvidia-smi dmon -s ut -d 1 >"$out/$name-dmon.txt" 2>&1 &
+    dmon=$!
     keep "$name" env COURSE_LOCK_DIR="$locks" "$@"
-    kill "$timeline"
-    wait "$timeline"
+    kill "$timeline" "$vmstat" "$dmon"
+    wait "$timeline" "$vmstat" "$dmon"
     tee -a "$out/run.log" <"$out/$name-timeline.txt"
     rm -rf "$locks"
 }
@@ -90,7 +97,9 @@ keep deps make deps
 results() {
     (cd "$2/build/selftest" && tar -czf "$out/$1-results.tgz" results \
         $(ls grader-class/*.log agreement/*.log grader-class/grader-out/students/*/feedback.md \
-             2>/dev/null))
+             grader-class/grader-out/students/*/grade.json \
+             grader-class/unsafe/grader-out/students/*/grade.json \
+             agreement/out-*/students/*/grade.json 2>/dev/null))
 }
 if [[ $skip != *" test "* ]]; then
     copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)

@@ -47,9 +47,15 @@ if [[ -n $gpu_mode ]]; then
     mkdir -p "$unsafe_class" "$unsafe_out/students/student-good"
     for sample in hostile-writes-outside hostile-forks hostile-kills-parent hostile-constructor.zip \
         hostile-every-descriptor hostile-reaches-out hostile-sticky-error hostile-freezes-locks \
-        hostile-gpu-memory honest-first; do
+        hostile-gpu-memory; do
         cp -r "$class/$sample" "$unsafe_class/"
     done
+    # The honest student beside them hands in chapter 1 alone: the hostile samples act in the
+    # first seconds of the run, during roundtrip's tests, and chapter 1's timed tests run beside
+    # them, where chapters 2 and 3 would come after they are gone (and made this pass the
+    # section's longest lane: 70 s of a 128 s section on an H100).
+    mkdir -p "$unsafe_class/honest-first/exercises"
+    cp -r "$class/honest-first/exercises/ch01-memory" "$unsafe_class/honest-first/exercises/"
     chmod -R a+rX "$unsafe_class"
     echo '{"score": 7, "bystander": true}' >"$unsafe_out/students/student-good/results.json"
     bystander=$(sha256sum <"$unsafe_out/students/student-good/results.json")
