@@ -3,9 +3,8 @@
  * The managed buffer is the learner's and lives in the worker, where the checker cannot read
  * it: the results are judged in h_out, the test's shared host memory, as the function left it
  * when it returned. The test holds the learner's kernel up (trace_delay_kernels), so a host
- * that reads the buffer before the kernel has run reads the input unchanged, every time. Where
- * the pages went, and when, is read from the trace: each prefetch's range, location and
- * stream, on any runtime. What the prefetches save is timed ("Time", below).
+ * that reads the buffer before the kernel has run reads the input unchanged, every time. The
+ * trace says where the pages went, and when; what the prefetches save is timed ("Time").
  */
 #include "gpu_work.h"
 #include "harness.h"
@@ -29,6 +28,7 @@ COURSE_EXERCISE(
     "buffer, n, a, b); cudaMemPrefetchAsync(buffer, bytes, (struct cudaMemLocation){.type = "
     "cudaMemLocationTypeHost}, 0, stream). bytes is n * sizeof(float). cudaStreamSynchronize, "
     "memcpy the buffer into h_out, cudaStreamDestroy, cudaFree, on the error paths too.");
+COURSE_EXERCISE_ONE_WORK_QUEUE;
 
 enum { N = (1 << 20) + 3 }; /* 4 MiB and a few floats */
 #define BYTES ((size_t)N * sizeof(float))

@@ -32,6 +32,7 @@ COURSE_EXERCISE(
     "gpu_work_checksum into d_sums + b, cudaEventSynchronize the event, then mark the slot free "
     "for b + slots and broadcast. At the end, or on an error: set a quit flag, broadcast, "
     "pthread_join every loader, cudaStreamSynchronize, free everything.");
+COURSE_EXERCISE_ONE_WORK_QUEUE;
 
 typedef struct ring_run {
     cudaStream_t stream;
