@@ -49,7 +49,18 @@ queues_beside_run=(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIV
 queues_five_run=(env CUDA_DEVICE_MAX_CONNECTIONS=5 FIXTURE_CONNECTIONS_GIVEN=5 FIXTURE_QUEUES_DUE=5
                  NO_COLOR=1 build/tests/host $(fixture_options worker_environment)
                  $(fixture_options worker_queues))
+# make check on one GPU (below), the solutions and then the stub: both write build/results, so
+# they run one after the other, and before the make check without a GPU, which waits for them.
+one_gpu_checks() {
+    CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh solutions \
+        ch01-memory/roundtrip ch06-two-gpus/peer_access >"$fixtures_run/one_gpu_solutions.out" 2>&1
+    echo $? >"$fixtures_run/one_gpu_solutions.status"
+    CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh exercises \
+        ch06-two-gpus/peer_access >"$fixtures_run/one_gpu_stub.out" 2>&1
+    echo $? >"$fixtures_run/one_gpu_stub.status"
+}
 if [[ -n $gpu_present ]]; then
+    fixture_start one_gpu one_gpu_checks
     built() { local target; for target in "$@"; do [[ -e $target ]] || return 1; done; }
     if [[ -n $streams_overlap ]] && built build/tests/host build/tests/worker \
         build/modules/fixtures/stream_delay/tests.so build/modules/fixtures/stream_delay/learner.so; then
@@ -271,6 +282,7 @@ fi
 # nothing else, and its own status says "no GPU" (3). CUDA_VISIBLE_DEVICES= hides any GPU there
 # is, so this runs everywhere.
 exercises=$($MAKE -s --no-print-directory list-exercises)
+[[ -z ${fixture_pid[one_gpu]:-} ]] || wait "${fixture_pid[one_gpu]}"
 output=$(CUDA_VISIBLE_DEVICES= NO_COLOR=1 MAKE=$MAKE harness/check.sh solutions $exercises 2>&1)
 status=$?
 waiting=$(($(wc -w <<<"$exercises") - 2))
@@ -297,12 +309,11 @@ fi
 # the machine stood in the way (3), as without a GPU; its untouched stub is still not started (1).
 check="make check on one GPU runs chapter 6 nowhere, says so, and exits 3 when all else passed"
 if need_gpu "$check"; then
-    output=$(CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh solutions \
-                 ch01-memory/roundtrip ch06-two-gpus/peer_access 2>&1)
-    status=$?
-    stub=$(CUDA_VISIBLE_DEVICES=0 NO_COLOR=1 MAKE=$MAKE harness/check.sh exercises \
-               ch06-two-gpus/peer_access 2>&1)
-    stub_status=$?
+    [[ -n ${fixture_pid[one_gpu]:-} ]] || one_gpu_checks # started above where a GPU was found
+    output=$(cat "$fixtures_run/one_gpu_solutions.out")
+    status=$(cat "$fixtures_run/one_gpu_solutions.status")
+    stub=$(cat "$fixtures_run/one_gpu_stub.out")
+    stub_status=$(cat "$fixtures_run/one_gpu_stub.status")
     if ((status == 3 && stub_status == 1)) && grep -q '^PASS  ch01-memory/roundtrip' <<<"$output" &&
        grep -q '^SKIP  ch06-two-gpus/peer_access' <<<"$output" &&
        [[ $(grep -c '^Not run here:' <<<"$output") -eq 1 ]] &&

@@ -1,8 +1,10 @@
-/* roundtrip.c - right work, and a child process left running.
+/* roundtrip.c - right work, and on large inputs a child process left running.
  * The child leaves its process group and session (setsid), names itself
  * "grader-leftover" and sleeps for ten minutes. The grader refuses the file
  * (fork); with that check off (the self-test's second pass) the child is
- * killed with its test program and nothing named grader-leftover survives. */
+ * killed with its test program and nothing named grader-leftover survives.
+ * (One test's child proves that as well as one in every test would: each
+ * costs the test program a fresh worker, a CUDA context, after its test.) */
 #include "roundtrip.h"
 
 #include <sys/prctl.h>
@@ -10,7 +12,7 @@
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
 {
-    if (fork() == 0) {
+    if (n > ((size_t)1 << 20) && fork() == 0) {
         setsid();
         prctl(PR_SET_NAME, "grader-leftover", 0, 0, 0);
         sleep(600);

@@ -1,9 +1,9 @@
-/* roundtrip.c - right work, and beside it a child in a session of its own (so that no kill of
- * the worker's group reaches it) that takes every lock it can open, to freeze the GPU's turns
- * of every student graded beside it, and never ends. The lock files are in no test's view and
- * the checker's descriptors are out of its reach; and the checker ends whatever the learner's
- * code started when the test ends. The grader: refused (fork, open); without the static checks,
- * full points, and the students beside it are graded as if it were not there. */
+/* roundtrip.c - right work, and on large inputs a child in a session of its own (so that no
+ * kill of the worker's group reaches it) that takes every lock it can open, to freeze the GPU's
+ * turns of every student graded beside it, and never ends. The lock files are in no test's view
+ * and the checker's descriptors are out of its reach; and the checker ends whatever the
+ * learner's code started when the test ends. The grader: refused (fork, open); without the
+ * static checks, full points, and the students beside it are graded as if it were not there. */
 #define _GNU_SOURCE
 #include "roundtrip.h"
 
@@ -56,7 +56,8 @@ static void leave_a_locker(void)
 
 cudaError_t roundtrip_floats(const float *h_in, float *h_out, size_t n)
 {
-    leave_a_locker();
+    if (n > ((size_t)1 << 20)) /* in one test: every locker ends with its test all the same */
+        leave_a_locker();
     const size_t bytes = n * sizeof(float);
     float *d_buffer = NULL;
     cudaError_t err = cudaMalloc((void **)&d_buffer, bytes);
