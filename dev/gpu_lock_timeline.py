@@ -11,11 +11,12 @@ exit prints the share of the time in each state, how many programs held the lock
 average in each, and the count and mean length of the windows and of the drains before them;
 then how busy the turns to make a CUDA context were (contexts*.lock): how many contexts were
 begun, how often every turn was taken, and how many programs waited for one (in line,
-contexts-line.lock, or at a turn), where the contexts were begun, and for whom the GPU was
-alone, both by place: the folder under build/ that the run of each program names (a grading's
---out, else a test host's --learner: build/selftest/agreement, build/modules/mutants...), by
-the program that held the turn (a test host holds it for its own context and for its
-worker's). Run it as root:
+contexts-line.lock, at its front, contexts-front.lock, or at a turn), where the contexts were
+begun, and for whom the GPU was alone, both by place: the folder under build/ that the run of
+each program names (a grading's --out, else a test host's --learner: build/selftest/agreement,
+build/modules/mutants...), by the program that held the turn (a test host holds it for its own
+context and for its worker's).
+Run it as root:
 /proc/locks shows a reader only the locks of processes it can see, and make grade's test hosts
 are in pid namespaces of their own.
 The states, from the samples:
@@ -35,6 +36,7 @@ import time
 
 CONTEXT_TURNS = ("contexts.lock", "contexts-1.lock", "contexts-2.lock")  # grader/gpu_locks.py
 CONTEXT_LINE = "contexts-line.lock"  # where programs wait when every turn is taken
+CONTEXT_FRONT = "contexts-front.lock"  # the line's front, where the chains of contexts wait
 
 
 def lock_ids(folder, gpu):
@@ -45,11 +47,12 @@ def lock_ids(folder, gpu):
         st = os.stat(path)
         # /proc/locks names a file MAJOR:MINOR:INODE, the device's numbers in hexadecimal.
         ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = role
-    try:  # a folder made before there was a line holds none
-        st = os.stat(os.path.join(folder, CONTEXT_LINE))
-        ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = "line"
-    except FileNotFoundError:
-        pass
+    for role, name in (("line", CONTEXT_LINE), ("front", CONTEXT_FRONT)):
+        try:  # a folder made before there was a line, or its front, holds none
+            st = os.stat(os.path.join(folder, name))
+            ids["%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = role
+        except FileNotFoundError:
+            pass
     return ids
 
 
@@ -58,13 +61,13 @@ def sample(ids):
     'drain', 'shared' or 'free'), how many programs hold the GPU's lock shared (run untimed
     tests) meanwhile, the programs (pids) that hold a turn to make a context, how many wait for
     one (in line, or for a turn), and the program that holds the GPU alone (None if none)."""
-    held = {"lock": [], "turnstile": [], "context": [], "line": []}
+    held = {"lock": [], "turnstile": [], "context": [], "line": [], "front": []}
     waiting, alone = 0, None
     with open("/proc/locks") as f:
         for line in f:
             fields = line.split()
             if len(fields) > 6 and fields[1] == "->":  # a waiter: its fields one further on
-                waiting += ids.get(fields[6]) in ("context", "line")
+                waiting += ids.get(fields[6]) in ("context", "line", "front")
                 continue
             if len(fields) < 6:
                 continue

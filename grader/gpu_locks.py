@@ -29,7 +29,8 @@ def paths(scratch, gpu):
              "COURSE_CONTEXT_LOCK": "contexts.lock",
              "COURSE_CONTEXT_LOCK_1": "contexts-1.lock",  # CONTEXT_TURNS in gpu_share.h
              "COURSE_CONTEXT_LOCK_2": "contexts-2.lock",
-             "COURSE_CONTEXT_LINE": "contexts-line.lock"}  # the wait when all are taken
+             "COURSE_CONTEXT_LINE": "contexts-line.lock",  # the wait when all are taken
+             "COURSE_CONTEXT_FRONT": "contexts-front.lock"}  # the line's front, for chains
     found = {}
     for variable, file_name in files.items():
         found[variable] = os.path.join(where, file_name)

@@ -132,7 +132,7 @@ static bool checker_open(int reply_fd, bool use_cuda)
     }
     if (use_cuda) {
         const double asked = checker_now_s();
-        gpu_share_take_context_turn(&checker.context_turns);
+        gpu_share_take_context_turn(&checker.context_turns, false);
         const double making = checker_now_s();
         cudaError_t err = make_checker_context(&count);
         gpu_share_give_back_context_turn(&checker.context_turns);

@@ -73,6 +73,7 @@ void gpu_share_open_context_turns(context_turns *turns)
         turns->fds[i] = gpu_share_open_lock(variable);
     }
     turns->line = gpu_share_open_lock("COURSE_CONTEXT_LINE");
+    turns->front = gpu_share_open_lock("COURSE_CONTEXT_FRONT");
 }
 
 /* A turn that nobody holds, taken without waiting; the number of turns there are, in *open. */
@@ -89,7 +90,18 @@ static bool take_a_free_turn(context_turns *turns, int *open)
     return turns->held >= 0;
 }
 
-double gpu_share_take_context_turn(context_turns *turns)
+/* Whether a program waits at the line's front: it holds the front's lock. */
+static bool someone_in_front(const context_turns *turns)
+{
+    if (turns->front < 0)
+        return false;
+    if (flock(turns->front, LOCK_SH | LOCK_NB) != 0)
+        return true;
+    gpu_share_lock(turns->front, LOCK_UN);
+    return false;
+}
+
+double gpu_share_take_context_turn(context_turns *turns, bool ahead)
 {
     const double asked = now_s();
     int open_turns = 0;
@@ -98,11 +110,18 @@ double gpu_share_take_context_turn(context_turns *turns)
          * idles while programs wait, and none that comes later takes a turn before those in
          * line. Each waiting for a turn of its own instead (without a line, below), all three
          * were taken only 52% of the time in a make test on an H100 while 21 programs waited
-         * for one on average (docs/performance.md). */
-        gpu_share_lock(turns->line, LOCK_EX);
-        while (!take_a_free_turn(turns, &open_turns) && open_turns > 0)
+         * for one on average (docs/performance.md). The chains wait at the front, first of all
+         * (gpu_share.h). */
+        const bool in_front = ahead && turns->front >= 0;
+        const int waits_at = in_front ? turns->front : turns->line;
+        gpu_share_lock(waits_at, LOCK_EX);
+        for (;;) {
+            if ((in_front || !someone_in_front(turns)) &&
+                (take_a_free_turn(turns, &open_turns) || open_turns == 0))
+                break;
             nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
-        gpu_share_lock(turns->line, LOCK_UN);
+        }
+        gpu_share_lock(waits_at, LOCK_UN);
         return now_s() - asked;
     }
     if (take_a_free_turn(turns, &open_turns) || open_turns == 0)

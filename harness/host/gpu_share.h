@@ -50,13 +50,19 @@ void gpu_share_lock(int fd, int how);
 typedef struct context_turns {
     int fds[CONTEXT_TURNS]; /* -1 each where the environment names none */
     int line;               /* COURSE_CONTEXT_LINE: where the programs wait when all are taken */
+    int front;              /* COURSE_CONTEXT_FRONT: the line's front, for the chains (below) */
     int held;               /* the index of the one held, -1 when none */
 } context_turns;
 void gpu_share_open_context_turns(context_turns *turns);
 /* Waits for a turn, in line (COURSE_CONTEXT_LINE) behind the programs that wait already, for
  * whichever is given back first: no turn idles while programs wait. Without the line: a free
- * one if there is one, else the one this process's id picks. Returns the seconds it waited. */
-double gpu_share_take_context_turn(context_turns *turns);
+ * one if there is one, else the one this process's id picks. Returns the seconds it waited.
+ * `ahead`: the context is a link of a chain, contexts made one after another that the rest of
+ * a run waits for (a test host's third worker or later, each replacing one the learner's code
+ * ended): it waits at the front (COURSE_CONTEXT_FRONT), and nobody in line takes a turn while a
+ * program waits there. In a make test on an H100 a worker waited 7 s for its turn on average,
+ * and a host whose code ended its worker in every test waited that long for each. */
+double gpu_share_take_context_turn(context_turns *turns, bool ahead);
 void gpu_share_give_back_context_turn(context_turns *turns);
 
 #endif

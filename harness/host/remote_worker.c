@@ -29,6 +29,10 @@
 extern char **environ;
 
 #define WATCH_INTERVAL_NS (20 * 1000 * 1000)
+/* A host's third worker, and every one after it, replaces a second one that the learner's code
+ * ended: a chain of contexts that the rest of its tests wait for, made at the line's front
+ * (gpu_share.h). */
+#define CHAIN_FROM_WORKER 3
 
 remote_worker_state worker = {0, -1, -1, {false}, 0};
 remote_watch_state watch;
@@ -395,7 +399,8 @@ static void spawn_worker(void)
     if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN) {
         /* A few contexts at a time, where programs share the GPU (gpu_share.h). The checker
          * holds the turn for the making alone; the learner's code never sees it. */
-        checker.worker_turn_wait_s = gpu_share_take_context_turn(&checker.context_turns);
+        checker.worker_turn_wait_s = gpu_share_take_context_turn(
+            &checker.context_turns, workers_started >= CHAIN_FROM_WORKER);
         const double taken = checker_now_s();
         const unsigned char go = 1;
         got = write_all(worker.socket, &go, 1) ? remote_await(&hello, sizeof hello, start_by)

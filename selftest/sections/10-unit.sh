@@ -77,7 +77,8 @@ rm -rf "$measured"
 # names a learner's module, as a test host does, the second nothing; so does the timed test.
 check="dev/gpu_lock_timeline.py sorts the lock's time into shared, drain and alone, counting holders, and counts the turns to make contexts, and where they were begun and the GPU was had alone"
 locks=$(mktemp -d)
-for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock contexts-line.lock; do
+for name in gpu-0.lock gpu-0.turnstile contexts.lock contexts-1.lock contexts-2.lock contexts-line.lock \
+    contexts-front.lock; do
     : >"$locks/$name"
 done
 python3 dev/gpu_lock_timeline.py "$locks" 0 >"$locks/timeline.txt" 2>&1 &

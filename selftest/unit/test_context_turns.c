@@ -1,6 +1,6 @@
 /* test_context_turns.c - unit tests of the turns to make a CUDA context (harness/host/gpu_share.c):
  * a program that finds every turn taken gets whichever is given back first, so that no turn
- * idles while programs wait for one.
+ * idles while programs wait for one; one that waits at the line's front gets it before them.
  *
  * The holders here are this process's own descriptors of the lock files: flock locks an open
  * file, so two descriptors of one process exclude each other as two processes would.
@@ -28,8 +28,10 @@ static void make_lock_files(void)
 {
     ck_assert_ptr_nonnull(mkdtemp(folder));
     char path[128];
-    for (int i = 0; i <= CONTEXT_TURNS; i++) {
-        const char *variable = i < CONTEXT_TURNS ? turn_variables[i] : "COURSE_CONTEXT_LINE";
+    for (int i = 0; i <= CONTEXT_TURNS + 1; i++) {
+        const char *variable = i < CONTEXT_TURNS    ? turn_variables[i]
+                               : i == CONTEXT_TURNS ? "COURSE_CONTEXT_LINE"
+                                                    : "COURSE_CONTEXT_FRONT";
         snprintf(path, sizeof path, "%s/%s.lock", folder, variable);
         int fd = open(path, O_CREAT | O_WRONLY, 0644);
         ck_assert_int_ge(fd, 0);
@@ -50,22 +52,29 @@ static int hold_turn(int i)
 typedef struct taker {
     pthread_t thread;
     context_turns turns;
+    bool ahead;     /* it waits at the line's front */
     atomic_int got; /* the turn it took, -1 while it waits */
 } taker;
 
 static void *take(void *arg)
 {
     taker *t = arg;
-    gpu_share_take_context_turn(&t->turns);
+    gpu_share_take_context_turn(&t->turns, t->ahead);
     atomic_store(&t->got, t->turns.held);
     return NULL;
 }
 
-static void start_taker(taker *t)
+static void start_taker_at(taker *t, bool ahead)
 {
     gpu_share_open_context_turns(&t->turns);
+    t->ahead = ahead;
     atomic_store(&t->got, -1);
     ck_assert_int_eq(pthread_create(&t->thread, NULL, take, t), 0);
+}
+
+static void start_taker(taker *t)
+{
+    start_taker_at(t, false);
 }
 
 /* The turn it took within `seconds`, or -1. */
@@ -145,6 +154,36 @@ START_TEST(two_waiting_programs_take_two_turns_given_back)
 }
 END_TEST
 
+/* A program in line, then one at the front: the first turn given back goes to the one at the
+ * front, though it came later, and the next to the one in line. */
+START_TEST(a_program_at_the_front_takes_a_turn_before_the_line)
+{
+    make_lock_files();
+    int held[CONTEXT_TURNS];
+    for (int i = 0; i < CONTEXT_TURNS; i++)
+        held[i] = hold_turn(i);
+    taker in_line, in_front;
+    start_taker(&in_line);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* in line first */
+    start_taker_at(&in_front, true);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    close(held[1]);
+    ck_assert_msg(turn_taken_within(&in_front, 2.0) == 1,
+                  "turn 1 was given back, and the program at the front did not take it");
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* time for a wrong taker */
+    ck_assert_msg(atomic_load(&in_line.got) == -1,
+                  "the program in line took a turn while one waited at the front");
+    close(held[2]);
+    ck_assert_msg(turn_taken_within(&in_line, 2.0) == 2,
+                  "turn 2 was given back, and the program in line did not take it");
+    pthread_join(in_line.thread, NULL);
+    pthread_join(in_front.thread, NULL);
+    gpu_share_give_back_context_turn(&in_line.turns);
+    gpu_share_give_back_context_turn(&in_front.turns);
+    close(held[0]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("context turns");
@@ -152,6 +191,7 @@ int main(void)
     tcase_add_test(tc, a_free_turn_is_taken_at_once);
     tcase_add_test(tc, a_waiting_program_takes_whichever_turn_is_given_back);
     tcase_add_test(tc, two_waiting_programs_take_two_turns_given_back);
+    tcase_add_test(tc, a_program_at_the_front_takes_a_turn_before_the_line);
     suite_add_tcase(suite, tc);
     return run_unit_suite(suite);
 }
