@@ -49,6 +49,14 @@ static int hold_turn(int i)
     return fd;
 }
 
+/* The lock files made, and every turn held, as other programs would: held[i] holds turn i. */
+static void hold_every_turn(int held[CONTEXT_TURNS])
+{
+    make_lock_files();
+    for (int i = 0; i < CONTEXT_TURNS; i++)
+        held[i] = hold_turn(i);
+}
+
 typedef struct taker {
     pthread_t thread;
     context_turns turns;
@@ -128,10 +136,8 @@ END_TEST
 /* Two programs waiting, two turns given back one after the other: each goes to one of them. */
 START_TEST(two_waiting_programs_take_two_turns_given_back)
 {
-    make_lock_files();
     int held[CONTEXT_TURNS];
-    for (int i = 0; i < CONTEXT_TURNS; i++)
-        held[i] = hold_turn(i);
+    hold_every_turn(held);
     taker a, b;
     start_taker(&a);
     start_taker(&b);
@@ -158,10 +164,8 @@ END_TEST
  * front, though it came later, and the next to the one in line. */
 START_TEST(a_program_at_the_front_takes_a_turn_before_the_line)
 {
-    make_lock_files();
     int held[CONTEXT_TURNS];
-    for (int i = 0; i < CONTEXT_TURNS; i++)
-        held[i] = hold_turn(i);
+    hold_every_turn(held);
     taker in_line, in_front;
     start_taker(&in_line);
     nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* in line first */
