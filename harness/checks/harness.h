@@ -179,8 +179,8 @@ void harness_synchronize_stream(cudaStream_t stream); /* one stream of the worke
 unsigned harness_stops_so_far(void);
 /* run(context), which starts a trace, asks the holds its test wants and runs the code under
  * test, then harness_synchronize_untraced: how long the GPU went on after the code returned,
- * in milliseconds. Run again where a stop fell between the two (a few times at most; then the
- * test is not graded). */
+ * in milliseconds. Run again where a stop fell between the two, once no stop has come for a
+ * moment (a few times at most; then the test is not graded). */
 double harness_busy_after(void (*run)(void *context), void *context);
 
 /* Appends printf-style text at text[*used], never past its end (the diagnoses' lists). */
