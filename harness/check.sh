@@ -169,6 +169,7 @@ for host in "${!running[@]}"; do
     fi
 done
 : >"$times.new"
+declare -A timed_now=()
 # Read with the shell's own $(<file) and read, which start no process: a process for each
 # exercise's report and record would cost more than the rest of make check together. The
 # record is the test host's lines for the shell (--fields), not its JSON.
@@ -189,9 +190,18 @@ for exercise in "$@"; do
     [[ ($status == no_gpu || $status == not_started) && -n $note ]] && no_gpu=$note
     [[ $status == too_few_gpus ]] && too_few_gpus+=("$exercise: $note")
     [[ $status == passed || $status == too_few_gpus ]] || not_done=$((not_done + 1))
-    [[ -n $seconds ]] && echo "$seconds $exercise" >>"$times.new"
+    # A time says how long the exercise's tests keep a host busy on a GPU: none is kept from a
+    # run without one, where they did not run.
+    if [[ -n $seconds && $status != no_gpu ]]; then
+        echo "$seconds $exercise" >>"$times.new"
+        timed_now[$exercise]=1
+    fi
     [[ -z $refused && -n $report ]] && printf '%s\n' "$report"
 done
+# The times of the exercises this run did not time are the last run's still.
+while read -r seconds exercise; do
+    [[ -n $exercise && -z ${timed_now[$exercise]:-} ]] && echo "$seconds $exercise" >>"$times.new"
+done <"$times"
 mv "$times.new" "$times"
 if [[ -n $refused ]]; then
     echo "check: $refused" >&2

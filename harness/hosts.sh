@@ -5,7 +5,8 @@
 # to HOSTS - 1. Each group has hosts of its own, as many as its share of the time (one at
 # least, where there are hosts enough), and within a group the longest go first, by TIMES
 # (lines "SECONDS NAME" from the last run; # starts a comment), each to the host with the least
-# to do so far. A name TIMES does not hold counts a second and goes first, in the order read.
+# to do so far. A name TIMES does not hold counts a second and goes first, in the order read;
+# one it gives no time (a run without a GPU takes none) counts a hundredth of a second.
 # The groups are the work queues the exercises' code needs (queue_group): a host given only
 # exercises of one stream makes its worker's context with one work queue, where a host given
 # both kinds makes it with the driver's for all of them (harness/host/runner.c).
@@ -14,7 +15,7 @@ share_out() {
          { print ($2 in took ? took[$2] : 1e9 - FNR), $1, $2 }' "$2" - |
         sort -k1,1gr |
         awk -v hosts="$1" '
-            { weight[NR] = $1 >= 1e8 ? 1 : $1; group[NR] = $2; name[NR] = $3
+            { weight[NR] = $1 >= 1e8 ? 1 : $1 < 0.01 ? 0.01 : $1; group[NR] = $2; name[NR] = $3
               if (!($2 in total)) groups++
               total[$2] += weight[NR]; all += weight[NR] }
             END {

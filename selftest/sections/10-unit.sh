@@ -119,3 +119,18 @@ else
     fail "$check" "$said"
 fi
 rm -rf "$locks"
+
+# share_out (harness/hosts.sh) gives every exercise a host, times of nothing included: a make
+# check without a GPU times its exercises at 0 s, and shared out by those, two kinds of exercise
+# on four hosts, one went to host "-nan" and the next make check stopped at an unbound variable.
+check="share_out gives each exercise a host among those asked for, where the times are 0 s"
+times=$(mktemp)
+printf '0.00 ch01-memory/roundtrip\n0.00 ch03-streams/pipeline\n0.00 ch01-memory/directions\n' >"$times"
+shared=$(printf 'one ch01-memory/roundtrip\nstreams ch03-streams/pipeline\none ch01-memory/directions\n' |
+         share_out 4 "$times")
+if [[ $(wc -l <<<"$shared") -eq 3 ]] && awk '!($1 ~ /^[0-3]$/) { exit 1 }' <<<"$shared"; then
+    pass "$check"
+else
+    fail "$check" "$shared"
+fi
+rm -f "$times"
