@@ -261,7 +261,7 @@ double harness_synchronize_untraced(void)
  * calls, back to back. So a run after a stopped one waits for a moment of this long with no
  * stop in it, or for the longest wait below, whichever comes first. */
 #define QUIET_S 0.3
-#define QUIET_AT_MOST_S 2.0
+#define QUIET_AT_MOST_S 1.0
 
 /* Waits until no stop has come for QUIET_S, or QUIET_AT_MOST_S have passed. */
 static void wait_for_a_quiet_moment(void)

@@ -44,19 +44,23 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # exercise with the most files; the files are shared out among them by how long each took
     # in the exercises' section (module_seconds; a file not there counts its exercise's tests, a
     # timed test three), the longest first, each to the student with the least so far: a make
-    # grade lasts as long as its longest student, whose tests run one after another. (Students
-    # of their own for the exercises of one stream, as make check's hosts have, would make
-    # their workers' contexts cheaper, but more of them: 86 contexts where these make 59, on an
-    # H100, and the GPU makes contexts one after another.)
+    # grade lasts as long as its longest student, whose tests run one after another. The
+    # exercises whose code uses one stream (COURSE_EXERCISE_ONE_WORK_QUEUE) go to students of
+    # their own, as make check's hosts have them: their workers' contexts, a fresh one after
+    # every test of a mistake that leaves threads running, then have one work queue, not 8.
+    # That makes 28 students where 15 would do, and more contexts (86 against 59 on an H100),
+    # but cheaper ones: make test took 90.8 s where the tree before took 106.5 s on one machine.
     awk -f harness/report/rubric.awk tests/*/*.c |
         awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
                      END { for (e in weight) print e "\t" weight[e] }' >"$agreement/weights.tsv"
     python3 - "$agreement" "$agreement/programs.tsv" "$agreement/weights.tsv" "$(module_seconds)" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
-        "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" <<'EOF'
+        "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" \
+        "$(queue_group $($MAKE -s --no-print-directory list-exercises) | sed -n 's/^one //p')" <<'EOF'
 import os, shutil, sys
-agreement, table, weights, seconds, exercises, alternatives, mutants, many_gpus = sys.argv[1:9]
+agreement, table, weights, seconds, exercises, alternatives, mutants, many_gpus, one_queue = \
+    sys.argv[1:10]
 tests = {e: int(w) for e, w in (line.split("\t") for line in open(weights))}
 took = {line.split()[1]: float(line.split()[0]) for line in open(seconds)
         if not line.startswith("#") and len(line.split()) == 2}
@@ -69,16 +73,22 @@ for group, names, folder, made in (("class", alternatives, "selftest/alternative
         files[group].append((name.split("--")[0], "%s/%s" % (folder, name),
                              "%s%s/%s.c" % (made, folder, name)))
 rows = []
+def weight(f):
+    return took.get(f[1], tests.get(f[0], 1))
 for group, handed in files.items():
     handed = [f for f in handed if f[0] not in many_gpus.split()]
-    count = max(sum(f[0] == e for f in handed) for e, _, _ in handed)
-    students = [("%s-%02d" % ("mistake" if group == "mistakes" else "student", k + 1), set(), [0])
-                for k in range(count)]
-    def weight(f):
-        return took.get(f[1], tests.get(f[0], 1))
+    students = []
+    for kind in (True, False):  # the exercises of one stream, then the others
+        of_kind = [f for f in handed if (f[0] in one_queue.split()) == kind]
+        count = max([sum(f[0] == e for f in of_kind) for e, _, _ in of_kind] or [0])
+        students += [("%s-%02d" % ("mistake" if group == "mistakes" else "student",
+                                   len(students) + k + 1), set(), [0], kind)
+                     for k in range(count)]
     for exercise, program, source in sorted(handed, key=lambda f: (-weight(f), f[1])):
-        student, taken, load = min((s for s in students if exercise not in s[1]),
-                                   key=lambda s: s[2][0])
+        kind = exercise in one_queue.split()
+        student, taken, load, _ = min((s for s in students
+                                       if s[3] == kind and exercise not in s[1]),
+                                      key=lambda s: s[2][0])
         taken.add(exercise)
         load[0] += weight((exercise, program))
         folder = os.path.join(agreement, group, student, os.path.dirname(exercise))
