@@ -50,12 +50,12 @@ if [[ -n $gpu_mode ]]; then
         hostile-gpu-memory; do
         cp -r "$class/$sample" "$unsafe_class/"
     done
-    # The honest student beside them hands in chapter 1 alone: the hostile samples act in the
-    # first seconds of the run, during roundtrip's tests, and chapter 1's timed tests run beside
-    # them, where chapters 2 and 3 would come after they are gone (and made this pass the
-    # section's longest lane: 70 s of a 128 s section on an H100).
+    # The honest student beside them, honest-first, hands in chapter 1's solutions (the good
+    # student's): the hostile samples act in the first seconds of the run, during roundtrip's
+    # tests, and chapter 1's timed tests run beside them, where chapters 2 and 3 would come
+    # after they are gone.
     mkdir -p "$unsafe_class/honest-first/exercises"
-    cp -r "$class/honest-first/exercises/ch01-memory" "$unsafe_class/honest-first/exercises/"
+    cp -r "$class/student-good/exercises/ch01-memory" "$unsafe_class/honest-first/exercises/"
     chmod -R a+rX "$unsafe_class"
     echo '{"score": 7, "bystander": true}' >"$unsafe_out/students/student-good/results.json"
     bystander=$(sha256sum <"$unsafe_out/students/student-good/results.json")
