@@ -141,21 +141,17 @@ def write_hostile_samples(dest):
     return expected
 
 
-def sample_class(dest):
-    everything = course_exercises()
-    left_out = needing_more_gpus(everything)
-    exercises = [e for e in everything if e not in left_out]
-    os.makedirs(dest)
+def write_good_students(dest, exercises, everything):
+    """A good student: the solutions of chapters 1 and 2, in a folder, with the exercises/
+    prefix. And another, whose name sorts before the hostile samples, as the good one's sorts
+    after them, with chapter 3's: both are graded beside them, and must lose nothing by it,
+    their timed tests passing at their own speeds. The hostile samples aim at chapter 1's
+    exercises and at the timed tests of chapters 1 to 3 beside them; make grade runs every
+    chapter's solutions, timed tests included, in the agreement's class
+    (selftest/sections/64-agreement.sh), so the class's honest students take the GPU for no
+    more than that. (Each with all three chapters, they were the class's longest lanes: 85 s
+    each, on an H100.) Returns their rows of the expectations."""
     expected = []
-
-    # A good student: the solutions of chapters 1 and 2, in a folder, with the exercises/ prefix.
-    # And another, whose name sorts before the hostile samples, as the good one's sorts after
-    # them, with chapter 3's: both are graded beside them, and must lose nothing by it, their
-    # timed tests passing at their own speeds. The hostile samples aim at chapter 1's exercises
-    # and at the timed tests of chapters 1 to 3 beside them; make grade runs every chapter's
-    # solutions, timed tests included, in the agreement's class (selftest/sections/64-agreement.sh),
-    # so the class's honest students take the GPU for no more than that. (Each with all three
-    # chapters, they were the class's longest lanes: 85 s each, on an H100.)
     for good, chapters in (("student-good", ("ch01", "ch02")), ("honest-first", ("ch03",))):
         solved = [e for e in exercises if e.split("-")[0] in chapters]
         write_folder(dest, good,
@@ -163,6 +159,17 @@ def sample_class(dest):
         expected.append((good, "*", "max", "passed", "-"))
         expected += [(good, e, "0", "missing", "is missing")
                      for e in sorted(set(everything) - set(solved))]
+    return expected
+
+
+def sample_class(dest):
+    everything = course_exercises()
+    left_out = needing_more_gpus(everything)
+    exercises = [e for e in everything if e not in left_out]
+    os.makedirs(dest)
+    expected = []
+
+    expected += write_good_students(dest, exercises, everything)
 
     # A partial one, zipped with a top folder and no prefix: a third solved, a third
     # with a typical mistake (a mutant) or untouched, a third not handed in.
