@@ -47,12 +47,14 @@ typedef struct course_exercise {
 #define COURSE_EXERCISE_NEEDS_GPUS(count) const int course_exercise_gpus = (count)
 
 /* An exercise whose learner's code queues all its GPU work on one stream (the default one, as
- * chapters 1 and 2 do, or a single stream of its own or the test's, as async_roundtrip,
- * pageable_fast and loader_ring do) says so, and its code runs in a worker whose CUDA context
- * has one hardware work queue, where a context has the driver's 8 (CUDA_DEVICE_MAX_CONNECTIONS).
- * One stream's work runs in its order whatever the queues, so nothing of it changes; work on
- * two streams of the learner's would share the queue, and a missing wait between them could
- * hide behind the order the queue imposes: an exercise of two streams never says it. The
+ * chapters 1 and 2 do, or a single stream of its own or the test's, as async_roundtrip and
+ * loader_ring do) says so, and its code runs in a worker whose CUDA context has one hardware
+ * work queue, where a context has the driver's 8 (CUDA_DEVICE_MAX_CONNECTIONS). One stream's
+ * work runs in its order whatever the queues; work on two streams of the learner's would share
+ * the queue, and a missing wait between them could hide behind the order the queue imposes: an
+ * exercise of two streams never says it. Nor does pageable_fast, whose copies from pinned
+ * buffers beside the host's threads moved half as fast with one queue, on an H100
+ * (docs/performance.md, stop 50). The
  * driver makes a context slower the more queues it asks for and the more the GPU already serves
  * (docs/performance.md, "What a context costs"), so every program sharing the GPU gains. Without
  * it, the code's streams get the environment's queues, or the driver's 8: streams that share a

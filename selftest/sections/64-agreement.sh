@@ -46,10 +46,11 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # timed test three), the longest first, each to the student with the least so far: a make
     # grade lasts as long as its longest student, whose tests run one after another. The
     # exercises whose code uses one stream (COURSE_EXERCISE_ONE_WORK_QUEUE) go to students of
-    # their own, as make check's hosts have them: their workers' contexts, a fresh one after
-    # every test of a mistake that leaves threads running, then have one work queue, not 8.
-    # That makes 28 students where 15 would do, and more contexts (86 against 59 on an H100),
-    # but cheaper ones: make test took 90.8 s where the tree before took 106.5 s on one machine.
+    # their own, as make check's hosts have them: their workers' contexts, and the fresh ones
+    # after each test of a mistake that ends its worker or leaves threads running, then have one
+    # work queue, not 8. That makes 28 students where 15 would do, and more contexts (86 against
+    # 59 on an H100), but cheaper ones: make test took 90.8 s where the tree before took 106.5 s
+    # on one machine (docs/performance.md, stop 50).
     awk -f harness/report/rubric.awk tests/*/*.c |
         awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
                      END { for (e in weight) print e "\t" weight[e] }' >"$agreement/weights.tsv"
