@@ -31,9 +31,10 @@ elif ! section_in_run 30-exercises; then
     skip "make grade's verdicts against make check's (skipped: the exercises' section is not in this run)"
 elif need_gpu "make grade's verdicts against make check's"; then
     rm -rf "$agreement" && mkdir -p "$agreement/class" "$agreement/mistakes"
+    awk -f harness/report/rubric.awk tests/*/*.c >"$agreement/rubric.tsv" # read once, used twice
     # make grade gives each test program one GPU: an exercise whose tests need more is never
     # graded there, and is left out of the class (its files would keep it from being complete).
-    many_gpus=$(awk -f harness/report/rubric.awk tests/*/*.c | awk -F '\t' '$1 == "gpus" && $3 > 1 { print $2 }')
+    many_gpus=$(awk -F '\t' '$1 == "gpus" && $3 > 1 { print $2 }' "$agreement/rubric.tsv")
     for exercise in $many_gpus; do
         skip "make grade's verdicts on $exercise against make check's (skipped: its tests need more GPUs than make grade gives a test program, which is one)"
     done
@@ -51,9 +52,9 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # work queue, not 8. That makes 28 students where 15 would do, and more contexts (86 against
     # 59 on an H100), but cheaper ones: make test took 90.8 s where the tree before took 106.5 s
     # on one machine (docs/performance.md, stop 50).
-    awk -f harness/report/rubric.awk tests/*/*.c |
-        awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
-                     END { for (e in weight) print e "\t" weight[e] }' >"$agreement/weights.tsv"
+    awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
+                  END { for (e in weight) print e "\t" weight[e] }' "$agreement/rubric.tsv" \
+        >"$agreement/weights.tsv"
     python3 - "$agreement" "$agreement/programs.tsv" "$agreement/weights.tsv" "$(module_seconds)" \
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
