@@ -109,9 +109,8 @@ void checker_not_graded(const char *why);
 
 /* Ends the worker, if there is one (quietly, between tests). */
 void remote_quit(void);
-/* Before each test: the work queues the next worker's context asks for, one where the
- * exercise's code uses one stream and the environment names no number (the same for every
- * exercise of a host: runner.c). */
+/* Once, before the first test: the work queues every worker's context asks for, one where every
+ * exercise's code uses one stream (host_one_work_queue) and the environment names no number. */
 void remote_fit_worker(bool one_work_queue);
 /* After a test: the worker gives back what the test left, and anything the learner's code
  * started is ended. Returns the reasons the worker was replaced (0: it goes on); where its

@@ -192,7 +192,6 @@ static bool checker_run(const command *c, int reply_fd)
     checker.timed = test->timed;
     checker.in_test = true;
     remote_on_device(0); /* a test that failed on another GPU's buffer left it current */
-    remote_fit_worker(e->one_work_queue);
     remote_test_begin();
     enum verdict verdict = run_test(e, test, message, sizeof message);
     checker.in_test = false;
@@ -231,6 +230,7 @@ _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, bool gp
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (!checker_open(reply_fd, use_cuda))
         _exit(0);
+    remote_fit_worker(host_one_work_queue);
     for (command c; read_all(command_fd, &c, sizeof c);) {
         if (c.kind == COMMAND_QUIT)
             break;

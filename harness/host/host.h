@@ -43,6 +43,9 @@ typedef struct exercise_entry {
 /* The exercises, in the order they were named (runner.c). */
 extern exercise_entry **host_entries;
 extern int host_entry_count;
+/* Whether every exercise of this run says its code uses one stream: its worker's context then
+ * has one work queue (runner.c, one_work_queue_only_if_all). */
+extern bool host_one_work_queue;
 
 /* "the_floats_come_back_unchanged" reads as "the floats come back unchanged". */
 void host_sentence_from_name(const char *name, char *sentence, size_t size);

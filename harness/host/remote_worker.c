@@ -311,9 +311,9 @@ static const char *unloadable_words(const char *why)
     return words;
 }
 
-/* Whether the next worker's context is made with one hardware work queue (harness.h,
- * COURSE_EXERCISE_ONE_WORK_QUEUE, the same for every exercise of a host: runner.c); an
- * instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+/* Whether the workers' contexts are made with one hardware work queue (harness.h,
+ * COURSE_EXERCISE_ONE_WORK_QUEUE, for every exercise of the host: runner.c); an instructor's
+ * CUDA_DEVICE_MAX_CONNECTIONS always wins. */
 static bool one_queue_wanted;
 
 void remote_fit_worker(bool one_work_queue)

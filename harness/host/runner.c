@@ -387,13 +387,13 @@ static void settle_entries(const char *program, const report_options *shared, bo
  * whole) starts one worker with the environment's queues for all of them, where a worker of one
  * queue, then another for the rest, would cost a context more. make check and the self-test
  * give each host exercises of one kind (harness/hosts.sh). */
+bool host_one_work_queue;
+
 static void one_work_queue_only_if_all(void)
 {
-    bool all = true;
+    host_one_work_queue = true;
     for (int x = 0; x < host_entry_count; x++)
-        all = all && host_entries[x]->one_work_queue;
-    for (int x = 0; x < host_entry_count; x++)
-        host_entries[x]->one_work_queue = all;
+        host_one_work_queue = host_one_work_queue && host_entries[x]->one_work_queue;
 }
 
 int main(int argc, char **argv)

@@ -85,6 +85,15 @@ static void start_taker(taker *t)
     start_taker_at(t, false);
 }
 
+/* Two takers that have their turns: joined, and their turns given back. */
+static void end_takers(taker *a, taker *b)
+{
+    pthread_join(a->thread, NULL);
+    pthread_join(b->thread, NULL);
+    gpu_share_give_back_context_turn(&a->turns);
+    gpu_share_give_back_context_turn(&b->turns);
+}
+
 /* The turn it took within `seconds`, or -1. */
 static int turn_taken_within(taker *t, double seconds)
 {
@@ -152,10 +161,7 @@ START_TEST(two_waiting_programs_take_two_turns_given_back)
                   "still wait");
     close(held[0]);
     ck_assert_int_eq(turn_taken_within(atomic_load(&a.got) == 2 ? &b : &a, 2.0), 0);
-    pthread_join(a.thread, NULL);
-    pthread_join(b.thread, NULL);
-    gpu_share_give_back_context_turn(&a.turns);
-    gpu_share_give_back_context_turn(&b.turns);
+    end_takers(&a, &b);
     close(held[1]);
 }
 END_TEST
@@ -180,10 +186,7 @@ START_TEST(a_program_at_the_front_takes_a_turn_before_the_line)
     close(held[2]);
     ck_assert_msg(turn_taken_within(&in_line, 2.0) == 2,
                   "turn 2 was given back, and the program in line did not take it");
-    pthread_join(in_line.thread, NULL);
-    pthread_join(in_front.thread, NULL);
-    gpu_share_give_back_context_turn(&in_line.turns);
-    gpu_share_give_back_context_turn(&in_front.turns);
+    end_takers(&in_line, &in_front);
     close(held[0]);
 }
 END_TEST
