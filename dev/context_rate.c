@@ -34,12 +34,13 @@
 static const char usage[] =
     "[--processes P] [--contexts N] [--queues Q] [--alive A] [--alive-queues Q]";
 
-/* What a child sends back: its device, the devices it saw, and how long
- * cudaFree(0) took (the context's creation), or the error it met. */
+/* What a child sends back: its device, the devices it saw, how long its first runtime call took
+ * (the driver's start, cuInit) and cudaFree(0) after it (the context's creation), or the error
+ * it met. */
 typedef struct child_report {
     int device;
     int devices;
-    double create_ms;
+    double init_ms, create_ms;
     cudaError_t err;
 } child_report;
 
@@ -97,7 +98,9 @@ static bool start_holders(size_t alive, size_t queues, int *release)
 static void create_one(int index, int to_parent)
 {
     child_report report = {.device = -1};
+    const double init_began = host_clock_ms();
     report.err = cudaGetDeviceCount(&report.devices);
+    report.init_ms = host_clock_ms() - init_began;
     if (report.err == cudaSuccess && report.devices == 0)
         report.err = cudaErrorNoDevice;
     if (report.err == cudaSuccess) {
@@ -189,8 +192,9 @@ int main(int argc, char **argv)
     }
 
     double *create_ms = calloc(contexts, sizeof *create_ms);
+    double *init_ms = calloc(contexts, sizeof *init_ms);
     running_child *children = calloc(processes, sizeof *children);
-    if (!create_ms || !children) {
+    if (!create_ms || !init_ms || !children) {
         fprintf(stderr, "context_rate: out of memory\n");
         return 1;
     }
@@ -226,6 +230,7 @@ int main(int argc, char **argv)
         if (!collect_one(children, &running, &report))
             return 1;
         if (running < before) {
+            init_ms[finished] = report.init_ms;
             create_ms[finished++] = report.create_ms;
             devices = report.devices;
         }
@@ -241,9 +246,10 @@ int main(int argc, char **argv)
     if (o.queues > 0)
         snprintf(own, sizeof own, " with %zu queues", o.queues);
     printf("context_rate: %zu contexts%s, %zu processes at a time, on %d device%s%s: %.1f s, "
-           "%.1f contexts per second; each took %.0f ms to create (median)\n",
+           "%.1f contexts per second; each took %.0f ms to create (median), after %.0f ms "
+           "starting the driver\n",
            contexts, own, processes, devices, devices == 1 ? "" : "s", beside, seconds,
-           contexts / seconds, median_ms);
+           contexts / seconds, median_ms, median_of(init_ms, contexts));
     if (release >= 0) {
         close(release);
         while (wait(NULL) > 0)
@@ -251,5 +257,6 @@ int main(int argc, char **argv)
     }
     free(children);
     free(create_ms);
+    free(init_ms);
     return 0;
 }

@@ -364,18 +364,23 @@ int main(int argc, char **argv)
                                      (long)((delay_s - (double)(time_t)delay_s) * 1e9)};
             (void)nanosleep(&pause, NULL);
         }
-        /* The context is made in the checker's turn (remote.h). */
-        remote_hello turn = hello;
-        turn.gpu_ok = HELLO_WANTS_A_TURN;
-        unsigned char go;
-        if (!write_all(channel, &turn, sizeof turn) || !read_all(channel, &go, 1))
-            _exit(0);
+        /* The driver's start is this process's own; the context is made in the checker's turn
+         * (remote.h), and what the worker does with it after is outside the turn again. */
         int count = 0;
-        const double making = now_s();
         cudaError_t err = cudaGetDeviceCount(&count);
-        if (err == cudaSuccess && count > 0)
+        if (err == cudaSuccess && count > 0) {
+            remote_hello turn = hello;
+            turn.gpu_ok = HELLO_WANTS_A_TURN;
+            unsigned char go;
+            if (!write_all(channel, &turn, sizeof turn) || !read_all(channel, &go, 1))
+                _exit(0);
+            const double making = now_s();
             err = cudaFree(NULL); /* makes the context now, outside any test's time */
-        hello.making_s = now_s() - making;
+            hello.making_s = now_s() - making;
+            turn.gpu_ok = HELLO_CONTEXT_MADE;
+            if (err == cudaSuccess && !write_all(channel, &turn, sizeof turn))
+                _exit(0);
+        }
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
                 no_device_reason(err, hello.why, sizeof hello.why);
