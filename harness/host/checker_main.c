@@ -101,23 +101,14 @@ static void send_hello(int reply_fd, bool gpu_ok, int devices, const char *why, 
  * is put back as it was before anything else is started. */
 #define CHECKER_CONNECTIONS "1"
 
-/* The driver's start (cuInit, through the first runtime call) is the checker's own; the context
- * is made in one of the turns the programs that share the GPU take (gpu_share.h). */
-static cudaError_t make_checker_context(int *count, double *turn_wait_s, double *making_s)
+static cudaError_t make_checker_context(int *count)
 {
     const char *was = getenv(CONNECTIONS_VARIABLE);
     char *saved = was != NULL ? strdup(was) : NULL;
     setenv(CONNECTIONS_VARIABLE, CHECKER_CONNECTIONS, 1);
     cudaError_t err = cudaGetDeviceCount(count);
-    if (err == cudaSuccess && *count > 0) {
-        const double asked = checker_now_s();
-        gpu_share_take_context_turn(&checker.context_turns, false);
-        const double making = checker_now_s();
+    if (err == cudaSuccess && *count > 0)
         err = cudaFree(NULL); /* makes the context now, outside any test's time */
-        gpu_share_give_back_context_turn(&checker.context_turns);
-        *turn_wait_s = making - asked;
-        *making_s = checker_now_s() - making;
-    }
     if (saved != NULL)
         setenv(CONNECTIONS_VARIABLE, saved, 1);
     else
@@ -127,7 +118,8 @@ static cudaError_t make_checker_context(int *count, double *turn_wait_s, double 
 }
 
 /* The shared memory at its fixed address, before CUDA reserves its own ranges; then the CUDA
- * context. Says hello either way; false when the checker cannot go on. */
+ * context, in one of the turns the programs that share the GPU take (gpu_share.h). Says hello
+ * either way; false when the checker cannot go on. */
 static bool checker_open(int reply_fd, bool use_cuda)
 {
     char why[256] = "";
@@ -139,7 +131,13 @@ static bool checker_open(int reply_fd, bool use_cuda)
         return false;
     }
     if (use_cuda) {
-        cudaError_t err = make_checker_context(&count, &turn_wait_s, &making_s);
+        const double asked = checker_now_s();
+        gpu_share_take_context_turn(&checker.context_turns, false);
+        const double making = checker_now_s();
+        cudaError_t err = make_checker_context(&count);
+        gpu_share_give_back_context_turn(&checker.context_turns);
+        turn_wait_s = making - asked;
+        making_s = checker_now_s() - making;
         if (err != cudaSuccess || count == 0) {
             if (err != cudaSuccess)
                 no_device_reason(err, why, sizeof why);

@@ -145,14 +145,11 @@ enum fresh_start_reason {
 const char *fresh_start_words(uint32_t reasons);
 
 /* The hello a worker sends once it is ready. Before it makes its CUDA context it sends one with
- * gpu_ok HELLO_WANTS_A_TURN and waits for a byte back, and once the context is made, one with
- * HELLO_CONTEXT_MADE: the checker holds the machine's context lock while the context is made,
- * not while the worker starts, loads, confines itself and starts the driver (cuInit, through
- * the first runtime call), nor while it readies itself after the making. */
+ * gpu_ok HELLO_WANTS_A_TURN and waits for a byte back: the checker holds the machine's context
+ * lock while the context is made, not while the worker starts, loads and confines itself. */
 #define HELLO_WANTS_A_TURN (-1)
-#define HELLO_CONTEXT_MADE (-2)
 typedef struct remote_hello {
-    int32_t gpu_ok;  /* 1 ready, 0 not (why says why), HELLO_WANTS_A_TURN or HELLO_CONTEXT_MADE */
+    int32_t gpu_ok;  /* 1 ready, 0 not (why says why), or HELLO_WANTS_A_TURN */
     char why[256];   /* when there is no GPU, or the worker could not start */
     double making_s; /* making its CUDA context */
 } remote_hello;

@@ -342,25 +342,6 @@ static char **worker_environment(void)
     return with_one;
 }
 
-/* The worker's context, made in a turn among the programs that share the GPU (gpu_share.h): a
- * few contexts at a time. The checker holds the turn for the making alone; the learner's code
- * never sees it. Then the worker's hello that it is ready. */
-static wait_result worker_context_in_turn(remote_hello *hello, double start_by)
-{
-    checker.worker_turn_wait_s = gpu_share_take_context_turn(
-        &checker.context_turns, workers_started >= CHAIN_FROM_WORKER);
-    const double taken = checker_now_s();
-    const unsigned char go = 1;
-    wait_result got = write_all(worker.socket, &go, 1)
-                          ? remote_await(hello, sizeof *hello, start_by)
-                          : WAIT_GONE;
-    gpu_share_give_back_context_turn(&checker.context_turns);
-    checker.worker_making_s = checker_now_s() - taken;
-    if (got == WAIT_OK && hello->gpu_ok == HELLO_CONTEXT_MADE)
-        got = remote_await(hello, sizeof *hello, start_by); /* ready, outside the turn */
-    return got;
-}
-
 /* Starts the worker: its socket, its output's pipe and the arena as its only descriptors, in a
  * process group of its own, its CUDA context made in a turn among the programs that share
  * the GPU; and, where make grade shares the GPU's memory out, the watch on what it holds. */
@@ -415,8 +396,18 @@ static void spawn_worker(void)
     remote_hello hello;
     const double start_by = checker_now_s() + WORKER_START_S;
     wait_result got = remote_await(&hello, sizeof hello, start_by);
-    if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN)
-        got = worker_context_in_turn(&hello, start_by);
+    if (got == WAIT_OK && hello.gpu_ok == HELLO_WANTS_A_TURN) {
+        /* A few contexts at a time, where programs share the GPU (gpu_share.h). The checker
+         * holds the turn for the making alone; the learner's code never sees it. */
+        checker.worker_turn_wait_s = gpu_share_take_context_turn(
+            &checker.context_turns, workers_started >= CHAIN_FROM_WORKER);
+        const double taken = checker_now_s();
+        const unsigned char go = 1;
+        got = write_all(worker.socket, &go, 1) ? remote_await(&hello, sizeof hello, start_by)
+                                               : WAIT_GONE;
+        gpu_share_give_back_context_turn(&checker.context_turns);
+        checker.worker_making_s = checker_now_s() - taken;
+    }
     if (got != WAIT_OK || hello.gpu_ok != 1) {
         int status;
         char why[sizeof hello.why + 64];
