@@ -52,9 +52,7 @@ typedef struct course_exercise {
  * work queue, where a context has the driver's 8 (CUDA_DEVICE_MAX_CONNECTIONS). One stream's
  * work runs in its order whatever the queues; work on two streams of the learner's would share
  * the queue, and a missing wait between them could hide behind the order the queue imposes: an
- * exercise of two streams never says it. Nor does pageable_fast, whose copies from pinned
- * buffers beside the host's threads moved half as fast with one queue, on an H100
- * (docs/performance.md, stop 50). The
+ * exercise of two streams never says it. The
  * driver makes a context slower the more queues it asks for and the more the GPU already serves
  * (docs/performance.md, "What a context costs"), so every program sharing the GPU gains. Without
  * it, the code's streams get the environment's queues, or the driver's 8: streams that share a
@@ -62,6 +60,15 @@ typedef struct course_exercise {
  * host given exercises of both kinds (a student graded whole) gives all of them the
  * environment's queues: one context, not a second for the rest. */
 #define COURSE_EXERCISE_ONE_WORK_QUEUE const int course_exercise_one_work_queue = 1
+
+/* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES, beside COURSE_EXERCISE_ONE_WORK_QUEUE: the exercise's
+ * code uses one stream, but its timed tests measure it with the environment's queues (the
+ * driver's 8). pageable_fast's copies from pinned buffers, beside the host's threads, moved half
+ * as fast with one queue on an H100 (docs/performance.md, stop 50): a speed the book does not
+ * teach. Its other tests, and a known mistake's, which the self-test and make grade's agreement
+ * run without the timed ones, keep the cheap worker: before its first timed test a host's worker
+ * of one queue ends, and every worker after it has the environment's queues. */
+#define COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES const int course_exercise_timed_with_all_queues = 1
 
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's

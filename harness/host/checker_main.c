@@ -183,6 +183,8 @@ static bool checker_run(const command *c, int reply_fd)
     static char message[sizeof(((test_outcome *)0)->message)];
     const exercise_entry *e = host_entries[c->exercise];
     const registered_test *test = &e->tests[c->test];
+    if (test->timed && e->timed_with_all_queues)
+        remote_widen_worker(); /* before the test's clock starts */
     checker.exercise = c->exercise;
     checker.learner_module = e->learner;
     checker.timeout = c->seconds;

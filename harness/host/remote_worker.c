@@ -321,6 +321,14 @@ void remote_fit_worker(bool one_work_queue)
     one_queue_wanted = one_work_queue && getenv(CONNECTIONS_VARIABLE) == NULL;
 }
 
+void remote_widen_worker(void)
+{
+    if (!one_queue_wanted)
+        return;
+    one_queue_wanted = false;
+    remote_quit(); /* between tests: the next call starts one with the environment's queues */
+}
+
 /* The environment the worker starts with: the checker's, with one work queue where wanted
  * (kept from one start to the next, the checker's environment being the same). */
 static char **worker_environment(void)

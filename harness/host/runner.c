@@ -126,6 +126,8 @@ static void load_module(exercise_entry *e, const char *path)
         e->module = module;
         e->gpus_needed = gpus != NULL && *gpus > 1 ? *gpus : 1;
         e->one_work_queue = dlsym(module, "course_exercise_one_work_queue") != NULL;
+        e->timed_with_all_queues =
+            dlsym(module, "course_exercise_timed_with_all_queues") != NULL;
         /* A module named twice is loaded once: its constructors ran for the first entry. */
         for (int x = 0; e->count == 0 && x < host_entry_count; x++) {
             if (host_entries[x] != e && host_entries[x]->module == module) {

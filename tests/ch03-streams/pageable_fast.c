@@ -32,6 +32,8 @@ COURSE_EXERCISE(
     "cudaStreamSynchronize before returning. In staged_copier_destroy: tell the threads to end, "
     "pthread_join each, then free and destroy everything. On every error path, give back what "
     "was made and join what was started.");
+COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 /* --- Threads ------------------------------------------------------------------------------ */
 
