@@ -54,6 +54,17 @@ if need_gpu "dev/context_rate creates contexts in child processes"; then
         fi
     fi
 fi
+# ... which work queues the streams of a context get (one way of making them: a context each).
+if need_gpu "dev/stream_queues times four streams kept busy at once"; then
+    if build build/dev/stream_queues; then
+        queues_log=$(timeout 120 build/dev/stream_queues --busy 5 --patterns 1 2>&1)
+        if [[ $? -eq 0 && $queues_log == *"side by side"* ]]; then
+            pass "dev/stream_queues times four streams kept busy at once: $(tail -n 1 <<<"$queues_log" | tr -s ' ' | sed 's/^ //')"
+        else
+            fail "dev/stream_queues times four streams kept busy at once" "$queues_log"
+        fi
+    fi
+fi
 # ... and what a test's buffers cost before anything is copied (grader/README.md quotes it).
 if need_gpu "dev/setup_cost times pinning and first touches in child processes"; then
     if build build/dev/setup_cost; then
