@@ -43,36 +43,28 @@ for program in "${chapter_programs[@]}"; do
     fi
 done
 
-# The grader's benchmark measures how fast this machine creates CUDA contexts.
-if need_gpu "dev/context_rate creates contexts in child processes"; then
-    if build build/dev/context_rate; then
-        rate_log=$(timeout 120 build/dev/context_rate --processes 2 --contexts 4 2>&1)
-        if [[ $? -eq 0 && $rate_log == *"contexts per second"* ]]; then
-            pass "dev/context_rate creates contexts in child processes: ${rate_log#context_rate: }"
-        else
-            fail "dev/context_rate creates contexts in child processes" "$rate_log"
-        fi
+# dev_tool_runs SENTENCE WANT SHOW COMMAND...: a developers' tool builds, runs within two minutes
+# and prints WANT; with SHOW 1 the pass line carries its last line, without the tool's name.
+dev_tool_runs() {
+    local sentence=$1 want=$2 show=$3 log
+    shift 3
+    need_gpu "$sentence" || return 0
+    build "$1" || return 0
+    log=$(timeout 120 "$@" 2>&1)
+    if [[ $? -ne 0 || $log != *"$want"* ]]; then
+        fail "$sentence" "$log"
+    elif [[ $show == 1 ]]; then
+        pass "$sentence: $(tail -n 1 <<<"$log" | sed "s|^${1##*/}: ||; s/^ *//" | tr -s ' ')"
+    else
+        pass "$sentence"
     fi
-fi
-# ... which work queues the streams of a context get (one way of making them: a context each).
-if need_gpu "dev/stream_queues times four streams kept busy at once"; then
-    if build build/dev/stream_queues; then
-        queues_log=$(timeout 120 build/dev/stream_queues --busy 5 --patterns 1 2>&1)
-        if [[ $? -eq 0 && $queues_log == *"side by side"* ]]; then
-            pass "dev/stream_queues times four streams kept busy at once: $(tail -n 1 <<<"$queues_log" | tr -s ' ' | sed 's/^ //')"
-        else
-            fail "dev/stream_queues times four streams kept busy at once" "$queues_log"
-        fi
-    fi
-fi
-# ... and what a test's buffers cost before anything is copied (grader/README.md quotes it).
-if need_gpu "dev/setup_cost times pinning and first touches in child processes"; then
-    if build build/dev/setup_cost; then
-        cost_log=$(timeout 120 build/dev/setup_cost --size 16M --processes 2 2>&1)
-        if [[ $? -eq 0 && $cost_log == *"cudaHostUnregister that"* ]]; then
-            pass "dev/setup_cost times pinning and first touches in child processes"
-        else
-            fail "dev/setup_cost times pinning and first touches in child processes" "$cost_log"
-        fi
-    fi
-fi
+}
+# The grader's benchmark measures how fast this machine creates CUDA contexts; which work queues
+# the streams of a context get (one way of making them: a context each); and what a test's
+# buffers cost before anything is copied (grader/README.md quotes it).
+dev_tool_runs "dev/context_rate creates contexts in child processes" "contexts per second" 1 \
+    build/dev/context_rate --processes 2 --contexts 4
+dev_tool_runs "dev/stream_queues times four streams kept busy at once" "side by side" 1 \
+    build/dev/stream_queues --busy 5 --patterns 1
+dev_tool_runs "dev/setup_cost times pinning and first touches in child processes" \
+    "cudaHostUnregister that" 0 build/dev/setup_cost --size 16M --processes 2
