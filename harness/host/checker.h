@@ -36,6 +36,9 @@ typedef struct checker_state {
     bool not_graded;    /* something outside the code spoiled the test (a busy GPU, memory) */
     char not_graded_why[256];
     unsigned stops;     /* the judge's COMMAND_STOPPING notices read so far */
+    void (*undo)(void *what); /* harness_undo_if_failed's, for the worker started undo_worker-th */
+    void *undo_what;
+    int undo_worker;
 } checker_state;
 
 extern checker_state checker;

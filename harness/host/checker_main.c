@@ -14,6 +14,7 @@
 #include "host.h"
 #include "io.h"
 #include "remote_worker.h"
+#include "trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +27,13 @@
 
 extern bool course_test_completed;  /* harness.c */
 
-/* Runs a test with Check in no-fork mode; its failure message goes in message. */
-static enum verdict run_test(const exercise_entry *e, const registered_test *test, char *message,
-                             size_t size)
+/* Runs one test function with Check in no-fork mode: a runner, ready to read, that the caller
+ * frees. */
+static SRunner *run_with_check(const char *suite_name, const char *case_name, const TTest *test)
 {
-    char sentence[256];
-    host_sentence_from_name(test->test->name, sentence, sizeof sentence);
-    Suite *suite = suite_create(e->info->id);
-    TCase *test_case = tcase_create(sentence);
-    tcase_add_test(test_case, test->test);
+    Suite *suite = suite_create(suite_name);
+    TCase *test_case = tcase_create(case_name);
+    tcase_add_test(test_case, test);
     suite_add_tcase(suite, test_case);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
@@ -42,8 +41,18 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
      * diagnostic that lists many calls must be cut short in the report, not end the checker.
      * The message reaches the report cut to its size. */
     check_set_max_msg_size(MESSAGE_LIMIT);
-    course_test_completed = false;
     srunner_run_all(runner, CK_SILENT);
+    return runner;
+}
+
+/* Runs a test; its failure message goes in message. */
+static enum verdict run_test(const exercise_entry *e, const registered_test *test, char *message,
+                             size_t size)
+{
+    char sentence[256];
+    host_sentence_from_name(test->test->name, sentence, sizeof sentence);
+    course_test_completed = false;
+    SRunner *runner = run_with_check(e->info->id, sentence, test->test);
 
     enum verdict verdict = VERDICT_FAIL;
     TestResult **results = srunner_results(runner);
@@ -61,6 +70,41 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
     free(results);
     srunner_free(runner);
     return verdict;
+}
+
+/* A failed test's undo (harness_undo_if_failed), run as a test of Check's own, so that a
+ * worker lost meanwhile ends it as it ends a test; what it finds is not the test's verdict. */
+static void (*undo_now)(void *what);
+static void *undo_now_what;
+
+START_TEST(undo_after_a_failed_test)
+{
+    undo_now(undo_now_what);
+}
+END_TEST
+
+/* The undo takes a few seconds at most: one that does not return in them has its worker ended,
+ * as the threads it would have ended would have. */
+#define UNDO_S 5.0
+
+static void undo_after_a_failed_test_if_asked(void)
+{
+    undo_now = checker.undo;
+    undo_now_what = checker.undo_what;
+    checker.undo = NULL;
+    /* Only in the worker that made what it undoes, still running: never a fresh one. */
+    if (undo_now == NULL || worker.pid == 0 || remote_lost_in_this_test ||
+        checker.undo_worker != remote_workers_started())
+        return;
+    trace_start(); /* no error injected and no delay left by the test */
+    trace_stop();
+    const double limit = checker_now_s() + UNDO_S;
+    if (checker.deadline > limit)
+        checker.deadline = limit;
+    const checker_state test = checker; /* what the test met, whatever the undo meets */
+    srunner_free(run_with_check("undo", "undo after a failed test", undo_after_a_failed_test));
+    checker.not_graded = test.not_graded;
+    memcpy(checker.not_graded_why, test.not_graded_why, sizeof checker.not_graded_why);
 }
 
 /* What the learner's code printed, under a failure. */
@@ -200,8 +244,10 @@ static bool checker_run(const command *c, int reply_fd)
     harness_gpu_alone_end(); /* a test that failed while it measured */
     const bool evidence = trace_evidence_read && !harness_results_were_compared;
     const bool unloadable = checker.unloadable;
-    if (verdict != VERDICT_PASS)
+    if (verdict != VERDICT_PASS) {
         append_output(message, sizeof message);
+        undo_after_a_failed_test_if_asked();
+    }
     harness_release_buffers();
     char poisoned_by[256];
     const uint32_t fresh_start = remote_end_of_test(poisoned_by, sizeof poisoned_by);

@@ -159,6 +159,29 @@ if build build/tests/host build/tests/worker build/modules/fixtures/behaviour/te
     rm -rf "$host_run"
 fi
 
+# A failed test's undo (harness_undo_if_failed) ends the learner's thread in the same worker,
+# after the verdict, so that the next test needs no fresh worker; an undo taken back is not run,
+# none runs in a fresh worker, and one that hangs ends its worker without touching the test's
+# verdict or message. The fixture's every other test reads what the one before it left.
+if build build/modules/fixtures/undo/tests.so build/modules/fixtures/undo/learner.so; then
+    undo_run=$(mktemp -d)
+    # shellcheck disable=SC2046
+    output=$(COURSE_SKIP_GPU_PROBE=1 COURSE_TEST_TIMEOUT=2 NO_COLOR=1 COURSE_RUNNER_STATS=1 \
+        build/tests/host --tally "$undo_run/tally" $(fixture_options undo) 2>&1)
+    status=$?
+    check="a failed test's undo ends the learner's thread in the same worker, after the verdict, and never in a fresh one"
+    if [[ $status -eq 1 && $(cut -f2- "$undo_run/tally") == $'failed\t4\t8\t4\t8' ]] &&
+       grep -q "fails on purpose, its spinner running" <<<"$output" &&
+       grep -q "fails on purpose, its undo hangs" <<<"$output" &&
+       [[ $(grep -o "a fresh worker after test [0-9]*" <<<"$output" | tr '\n' ' ') == \
+          "a fresh worker after test 5 a fresh worker after test 7 " ]]; then
+        pass "$check"
+    else
+        fail "$check (exit $status)" "$output$(echo; cat "$undo_run/tally")"
+    fi
+    rm -rf "$undo_run"
+fi
+
 # The learner's code cannot forge the result channel, nor reach the processes that judge it:
 # its forged records on every descriptor it has, and on the checker's, come to nothing.
 if build build/modules/fixtures/result_channel/tests.so build/modules/fixtures/result_channel/learner.so; then

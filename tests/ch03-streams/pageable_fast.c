@@ -1,10 +1,9 @@
 /* pageable_fast.c - tests for exercises/ch03-streams/pageable_fast.c (the staged copier).
  *
- * The copy must deliver every byte, for any size, chunk boundaries or not; it must stay
- * correct when the GPU is slow to send (the test holds the stream up, so that a buffer
- * refilled before its copy finished corrupts the data); everything the copier made, threads
- * included, must be given back on every path; and, timed, it must beat a plain pageable
- * cudaMemcpy measured in the same run.
+ * The copy must deliver every byte, for any size, chunk boundaries or not; stay correct when the
+ * GPU is slow to send (the test holds the stream up: a buffer refilled before its copy finished
+ * corrupts the data); give back everything the copier made, threads included, on every path; and,
+ * timed, beat a plain pageable cudaMemcpy measured in the same run.
  */
 #include "harness.h"
 #include "pageable_fast.h"
@@ -62,6 +61,12 @@ static staged_copier **copier_slot(void)
     return slot;
 }
 
+/* After a failed test (harness_undo_if_failed): its threads would cost a fresh worker. */
+static void destroy_after_a_failure(void *copier)
+{
+    (void)staged_copier_destroy(copier);
+}
+
 static staged_copier *make_copier(void)
 {
     staged_copier **slot = copier_slot();
@@ -70,11 +75,13 @@ static staged_copier *make_copier(void)
     ck_assert_msg(err == cudaSuccess && copier != NULL,
                   "staged_copier_create returned %s and stored %p", error_text(err),
                   (void *)copier);
+    harness_undo_if_failed(destroy_after_a_failure, copier);
     return copier;
 }
 
 static void destroy_copier(staged_copier *copier)
 {
+    harness_undo_if_failed(NULL, NULL); /* destroyed here, whatever this destroy does */
     cudaError_t err = staged_copier_destroy(copier);
     ck_assert_msg(err == cudaSuccess, "staged_copier_destroy returned %s", error_text(err));
 }
@@ -131,15 +138,13 @@ static void copy_and_check(staged_copier *copier, size_t bytes, held_up held)
     unsigned char *h_src = h_buffer + 3; /* no alignment to count on */
     fill_bytes(h_src, bytes);
     void *d_dst = harness_device_alloc(bytes + GUARD_BYTES);
-    /* The memcpy calls of the learner's threads held up, in every test that checks what
-     * arrived: a thread that calls its part done before it has copied it then fails each of
-     * them, every time, where it would lose a race only now and then. The test of its own says
-     * why. */
+    /* The learner's threads' memcpy calls held up in every test that checks what arrived: a
+     * thread that calls its part done before copying it fails each of them, every time, not
+     * a race lost now and then (the test of its own says why). */
     trace_delay_host_copies(1.0);
     if (held == GPU_HELD_UP) {
         /* A kernel on the legacy default stream, which every blocking stream waits for: the
-         * copies queued next start 100 ms late. (The stand-in runtime for machines without a
-         * GPU cannot hold a stream up, and says so.) */
+         * copies queued next start 100 ms late (the stand-in runtime cannot, and says so). */
         cudaError_t err = harness_keep_busy(0, 100.0);
         ck_assert_msg(err == cudaSuccess || err == cudaErrorNotSupported,
                       "the test could not hold the GPU up: gpu_work_keep_busy returned %s (a "
@@ -392,9 +397,8 @@ typedef struct speeds {
 
 /* The threads of the test's own memcpy: as many as the book advises a copier to start. */
 #define HOST_MEMCPY_THREADS 8
-/* The test's own copies, whose speed is all it wants of them, move a quarter of the learner's
- * 512 MiB: a speed, not the time of a copy, is compared, and each millisecond of them is one
- * that every other program on the GPU waits. */
+/* The test's own copies move a quarter of the learner's 512 MiB: speeds are compared, and
+ * each millisecond of them is one that every other program on the GPU waits. */
 #define REFERENCE_BYTES (128 * MiB)
 
 /* The plain pageable cudaMemcpy, the learner's copy and the test's own memcpy with 8 threads,
