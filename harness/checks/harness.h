@@ -400,13 +400,13 @@ size_t harness_thread_count(void);
 size_t harness_threads_left_after(size_t before);
 
 /* What to undo if the test fails before it undoes it itself: where the test ends failed, the
- * checker calls undo(what) once the verdict is decided, in the same worker, with no error
- * injected and no delay, within a few seconds, and whatever it does changes nothing of the
- * verdict. A learner's object whose threads a failed test would leave running (pageable_fast's
- * copier) is ended so: threads left running cost a fresh worker and a CUDA context before the
- * next test, and every known mistake that fails a test left them. Called again, it replaces
- * what was asked; harness_undo_if_failed(NULL, NULL), before the test undoes it itself, asks
- * for nothing. undo may call the learner's functions, never ck_assert. */
+ * checker calls undo(what) once the verdict is decided, in the same worker (never a fresh one),
+ * with no error injected and no delay, within a few seconds, and whatever it does changes
+ * nothing of the verdict. A learner's object whose threads a failed test would leave running
+ * (pageable_fast's copier) is ended so: threads left running cost a fresh worker, and a CUDA
+ * context, before the next test, after each test that a known mistake of pageable_fast failed.
+ * Called again, it replaces what was asked; harness_undo_if_failed(NULL, NULL), before the test
+ * undoes it itself, asks for nothing. undo may call the learner's functions, never ck_assert. */
 void harness_undo_if_failed(void (*undo)(void *what), void *what);
 
 #endif

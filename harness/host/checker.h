@@ -36,8 +36,8 @@ typedef struct checker_state {
     bool not_graded;    /* something outside the code spoiled the test (a busy GPU, memory) */
     char not_graded_why[256];
     unsigned stops;     /* the judge's COMMAND_STOPPING notices read so far */
-    void (*undo)(void *what); /* harness_undo_if_failed's, for the worker started undo_worker-th */
-    void *undo_what;
+    void (*undo)(void *what); /* harness_undo_if_failed's undo and what it undoes, for the */
+    void *undo_what;          /* worker running then (remote_workers_started then)          */
     int undo_worker;
 } checker_state;
 
