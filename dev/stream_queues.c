@@ -9,10 +9,14 @@
  * host's worker runs a student's exercises one after another, and stop 45 saw a pipeline of
  * four streams lose its overlap with four queues under make grade, where the streams of earlier
  * exercises had been made (and destroyed) before it. This says how the queues are handed out:
- * for each way of making streams before them, a child process makes four streams, keeps each
- * busy MS milliseconds at once (gpu_work_keep_busy, one thread on one SM), and times the four
- * together, the best of three: 4 side by side take MS, four in one queue 4 * MS. --patterns N
- * runs the first N ways alone (a context each; make test runs one).
+ * for each way of making streams before them, a child process makes four streams and keeps each
+ * busy MS milliseconds, as two kernels of MS / 2 queued one stream after another
+ * (gpu_work_keep_busy, one thread on one SM), and times the four together, the best of three:
+ * 4 side by side take MS, four in one queue 4 * MS. Two kernels a stream, because a queue holds
+ * up only what is queued behind work that waits: one kernel a stream ran four side by side on an
+ * H100 even with one queue (docs/performance.md, stop 52), while a stream's second kernel waits
+ * for its first, and in a shared queue so does everything queued after it. --patterns N runs
+ * the first N ways alone (a context each; make test runs one).
  *
  * Like the harness, the parent never touches the CUDA runtime: only the children do.
  */
@@ -72,8 +76,9 @@ static double time_four(const pattern *p, double busy_ms)
     for (int round = 0; round < 3; round++) {
         const double began = host_clock_ms();
         for (int i = 0; i < STREAMS; i++)
-            if (gpu_work_keep_busy(timed[i], busy_ms) != cudaSuccess)
-                return -1;
+            for (int half = 0; half < 2; half++)
+                if (gpu_work_keep_busy(timed[i], busy_ms / 2) != cudaSuccess)
+                    return -1;
         if (cudaDeviceSynchronize() != cudaSuccess)
             return -1;
         const double took = host_clock_ms() - began;
