@@ -74,12 +74,9 @@ static enum verdict run_test(const exercise_entry *e, const registered_test *tes
 
 /* A failed test's undo (harness_undo_if_failed), run as a test of Check's own, so that a
  * worker lost meanwhile ends it as it ends a test; what it finds is not the test's verdict. */
-static void (*undo_now)(void *what);
-static void *undo_now_what;
-
 START_TEST(undo_after_a_failed_test)
 {
-    undo_now(undo_now_what);
+    checker.undo(checker.undo_what);
 }
 END_TEST
 
@@ -89,11 +86,9 @@ END_TEST
 
 static void undo_after_a_failed_test_if_asked(void)
 {
-    undo_now = checker.undo;
-    undo_now_what = checker.undo_what;
-    checker.undo = NULL;
-    /* Only in the worker that made what it undoes, still running: never a fresh one. */
-    if (undo_now == NULL || worker.pid == 0 || remote_lost_in_this_test ||
+    /* Only in the worker that made what it undoes, still running: never a fresh one. (Each
+     * test's start forgets the undo the test before it asked for.) */
+    if (checker.undo == NULL || worker.pid == 0 || remote_lost_in_this_test ||
         checker.undo_worker != remote_workers_started())
         return;
     trace_start(); /* no error injected and no delay left by the test */
@@ -103,6 +98,7 @@ static void undo_after_a_failed_test_if_asked(void)
         checker.deadline = limit;
     const checker_state test = checker; /* what the test met, whatever the undo meets */
     srunner_free(run_with_check("undo", "undo after a failed test", undo_after_a_failed_test));
+    checker.undo = NULL; /* done, once */
     checker.not_graded = test.not_graded;
     memcpy(checker.not_graded_why, test.not_graded_why, sizeof checker.not_graded_why);
 }
