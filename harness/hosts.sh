@@ -7,9 +7,9 @@
 # (lines "SECONDS NAME" from the last run; # starts a comment), each to the host with the least
 # to do so far. A name TIMES does not hold counts a second and goes first, in the order read;
 # one it gives no time (a run without a GPU takes none) counts a hundredth of a second.
-# The groups are the work queues the exercises' code needs (queue_group): a host given only
-# exercises of one stream makes its worker's context with one work queue, where a host given
-# both kinds makes it with the driver's for all of them (harness/host/runner.c).
+# The groups are the work queues the exercises' code needs (queue_group): a host makes its
+# worker's context with the most of its exercises' queues, the driver's 8 where one names none
+# (harness/host/runner.c), so exercises of one stream keep a context of one queue.
 share_out() {
     awk 'FILENAME == ARGV[1] { if (!/^#/) took[$2] = $1; next }
          { print ($2 in took ? took[$2] : 1e9 - FNR), $1, $2 }' "$2" - |
@@ -45,21 +45,29 @@ share_out() {
             }'
 }
 
-# queue_group NAME...: "GROUP NAME" for each exercise or program (chNN-slug/NAME, or a tree
-# before it), GROUP "one" where the exercise's tests say its code uses one stream
-# (COURSE_EXERCISE_ONE_WORK_QUEUE: its worker's context has one work queue), else "streams".
+# queue_group [--untimed] NAME...: "GROUP NAME" for each exercise or program (chNN-slug/NAME, or
+# a tree before it), GROUP the hardware work queues its worker's context is made with
+# (harness.h, COURSE_EXERCISE_WORK_QUEUES): the number its tests name, or "all" (the
+# environment's) where they name none or, run with its timed tests (without --untimed), say
+# COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES. A host takes the most of its exercises'
+# (harness/host/runner.c), so a host of one group makes no context larger than its group's.
 queue_group() {
-    local -A one=()
-    local test name
-    for test in $(grep -l '^COURSE_EXERCISE_ONE_WORK_QUEUE;' tests/*/*.c); do
-        test=${test#tests/}
-        one[${test%.c}]=1
-    done
+    local -A queues=()
+    local exercise count name untimed=0
+    [[ ${1:-} == --untimed ]] && untimed=1 && shift
+    while read -r exercise count; do
+        queues[$exercise]=$count
+    done < <(awk -v untimed=$untimed '
+                 FNR == 1 { name = FILENAME; sub(/^tests\//, "", name); sub(/\.c$/, "", name) }
+                 /^COURSE_EXERCISE_WORK_QUEUES\([0-9]+\);/ { split($0, part, /[()]/); count[name] = part[2] }
+                 /^COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;/ { all[name] = 1 }
+                 END { for (name in count) if (untimed || !(name in all)) print name, count[name] }' \
+                 tests/*/*.c)
     for name in "$@"; do
-        if [[ $name =~ (ch[0-9][0-9]-[^/]+/[A-Za-z0-9_]+) && -n ${one[${BASH_REMATCH[1]}]:-} ]]; then
-            echo "one $name"
+        if [[ $name =~ (ch[0-9][0-9]-[^/]+/[A-Za-z0-9_]+) && -n ${queues[${BASH_REMATCH[1]}]:-} ]]; then
+            echo "${queues[${BASH_REMATCH[1]}]} $name"
         else
-            echo "streams $name"
+            echo "all $name"
         fi
     done
 }

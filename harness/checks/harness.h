@@ -46,28 +46,31 @@ typedef struct course_exercise {
  * never as passed or failed. Without it, an exercise needs one. */
 #define COURSE_EXERCISE_NEEDS_GPUS(count) const int course_exercise_gpus = (count)
 
-/* An exercise whose learner's code queues all its GPU work on one stream (the default one, as
- * chapters 1 and 2 do, or a single stream of its own or the test's, as async_roundtrip and
- * loader_ring do) says so, and its code runs in a worker whose CUDA context has one hardware
- * work queue, where a context has the driver's 8 (CUDA_DEVICE_MAX_CONNECTIONS). One stream's
- * work runs in its order whatever the queues; work on two streams of the learner's would share
- * the queue, and a missing wait between them could hide behind the order the queue imposes: an
- * exercise of two streams never says it. The
- * driver makes a context slower the more queues it asks for and the more the GPU already serves
- * (docs/performance.md, "What a context costs"), so every program sharing the GPU gains. Without
- * it, the code's streams get the environment's queues, or the driver's 8: streams that share a
- * queue can wait on each other's work, and an overlap the book teaches could vanish. A test
- * host given exercises of both kinds (a student graded whole) gives all of them the
- * environment's queues: one context, not a second for the rest. */
-#define COURSE_EXERCISE_ONE_WORK_QUEUE const int course_exercise_one_work_queue = 1
+/* An exercise says how many hardware work queues its learner's code needs, and its code runs in
+ * a worker whose CUDA context has that many (CUDA_DEVICE_MAX_CONNECTIONS), where a context has
+ * the driver's 8. The driver makes a context slower the more queues it asks for (a context of 8
+ * costs three of 2, and is made one after another with every other program's: docs/performance.md,
+ * "What a context costs"), so every program sharing the GPU gains. One for code that queues all
+ * its GPU work on one stream (the default one, as chapters 1 and 2 do, or a single stream of its
+ * own or the test's, as async_roundtrip and loader_ring do): one stream's work runs in its order
+ * whatever the queues. Code of several streams needs a queue for each stream it keeps busy at
+ * once: streams that share a queue wait on each other's work, so a missing wait between two of
+ * them could hide behind the order the queue imposes, and an overlap the book teaches could
+ * vanish. The driver gives a context's streams its queues in turn as they are made, so the
+ * streams an exercise makes one after another get queues of their own when there are as many
+ * (dev/stream_queues measures it). Without it, the code gets the environment's queues, or the
+ * driver's 8. A test host takes the most that any of its exercises asks for, and the
+ * environment's where one says nothing; an instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+#define COURSE_EXERCISE_WORK_QUEUES(count) const int course_exercise_work_queues = (count)
 
-/* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES, beside COURSE_EXERCISE_ONE_WORK_QUEUE: the exercise's
- * code uses one stream, but its timed tests measure it with the environment's queues (the
- * driver's 8). pageable_fast's copies from pinned buffers, beside the host's threads, moved half
- * as fast with one queue on an H100 (docs/performance.md, stop 50): a speed the book does not
- * teach. Its other tests, and a known mistake's, which the self-test and make grade's agreement
- * run without the timed ones, keep the cheap worker: before its first timed test a host's worker
- * of one queue ends, and every worker after it has the environment's queues. */
+/* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES, beside COURSE_EXERCISE_WORK_QUEUES: the exercise's
+ * timed tests measure its code with the environment's queues (the driver's 8), where its other
+ * tests need only the count it names. pageable_fast's copies from pinned buffers, beside the
+ * host's threads, moved half as fast with one queue on an H100 (docs/performance.md, stop 50):
+ * a speed the book does not teach. A host that is to run a timed test of such an exercise gives
+ * its worker the environment's queues from the start (one context, not a cheap one and then
+ * another); a host that runs it without its timed tests, as the self-test and make grade's
+ * agreement run a known mistake, keeps the cheap one. */
 #define COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES const int course_exercise_timed_with_all_queues = 1
 
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.

@@ -112,12 +112,9 @@ void checker_not_graded(const char *why);
 
 /* Ends the worker, if there is one (quietly, between tests). */
 void remote_quit(void);
-/* Once, before the first test: the work queues every worker's context asks for, one where every
- * exercise's code uses one stream (host_one_work_queue) and the environment names no number. */
-void remote_fit_worker(bool one_work_queue);
-/* Before a timed test that wants the environment's queues (COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES):
- * a worker of one queue ends, and it and every later one start with the environment's. */
-void remote_widen_worker(void);
+/* Once, before the first test: the work queues every worker's context asks for (host_work_queues,
+ * 0 for the environment's), where the environment names no number. */
+void remote_fit_worker(int work_queues);
 /* After a test: the worker gives back what the test left, and anything the learner's code
  * started is ended. Returns the reasons the worker was replaced (0: it goes on); where its
  * context was poisoned, poisoned_by names the error. */

@@ -223,8 +223,6 @@ static bool checker_run(const command *c, int reply_fd)
     static char message[sizeof(((test_outcome *)0)->message)];
     const exercise_entry *e = host_entries[c->exercise];
     const registered_test *test = &e->tests[c->test];
-    if (test->timed && e->timed_with_all_queues)
-        remote_widen_worker(); /* before the test's clock starts */
     checker.exercise = c->exercise;
     checker.learner_module = e->learner;
     checker.timeout = c->seconds;
@@ -274,7 +272,7 @@ _Noreturn void checker_main(int command_fd, int reply_fd, bool use_cuda, bool gp
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (!checker_open(reply_fd, use_cuda))
         _exit(0);
-    remote_fit_worker(host_one_work_queue);
+    remote_fit_worker(host_work_queues);
     for (command c; read_all(command_fd, &c, sizeof c);) {
         if (c.kind == COMMAND_QUIT)
             break;

@@ -34,7 +34,7 @@ typedef struct exercise_entry {
     bool skip_timed;
     bool gpu_absent;      /* no GPU: only its COURSE_HOST_TESTs run, in a checker without CUDA */
     int gpus_needed;      /* COURSE_EXERCISE_NEEDS_GPUS, else 1 */
-    bool one_work_queue;  /* COURSE_EXERCISE_ONE_WORK_QUEUE: its code uses one stream */
+    int work_queues;      /* COURSE_EXERCISE_WORK_QUEUES, else 0: the environment's */
     bool timed_with_all_queues; /* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES */
     int gpus_seen;        /* where fewer than needed: how many the checker saw, else 0 */
     void *module;         /* dlopen's handle */
@@ -44,9 +44,9 @@ typedef struct exercise_entry {
 /* The exercises, in the order they were named (runner.c). */
 extern exercise_entry **host_entries;
 extern int host_entry_count;
-/* Whether every exercise of this run says its code uses one stream: its worker's context then
- * has one work queue (runner.c, one_work_queue_only_if_all). */
-extern bool host_one_work_queue;
+/* The hardware work queues the worker's context is made with: the most any exercise of this run
+ * asks for, or 0 for the environment's (runner.c, work_queues_for_all). */
+extern int host_work_queues;
 
 /* "the_floats_come_back_unchanged" reads as "the floats come back unchanged". */
 void host_sentence_from_name(const char *name, char *sentence, size_t size);

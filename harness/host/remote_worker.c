@@ -311,43 +311,36 @@ static const char *unloadable_words(const char *why)
     return words;
 }
 
-/* Whether the workers' contexts are made with one hardware work queue (harness.h,
- * COURSE_EXERCISE_ONE_WORK_QUEUE, for every exercise of the host: runner.c); an instructor's
- * CUDA_DEVICE_MAX_CONNECTIONS always wins. */
-static bool one_queue_wanted;
+/* The hardware work queues every worker's context is made with (harness.h,
+ * COURSE_EXERCISE_WORK_QUEUES, the most of the host's exercises: runner.c), 0 for the
+ * environment's; an instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+static int queues_wanted;
 
-void remote_fit_worker(bool one_work_queue)
+void remote_fit_worker(int work_queues)
 {
-    one_queue_wanted = one_work_queue && getenv(CONNECTIONS_VARIABLE) == NULL;
+    queues_wanted = getenv(CONNECTIONS_VARIABLE) == NULL ? work_queues : 0;
 }
 
-void remote_widen_worker(void)
-{
-    if (!one_queue_wanted)
-        return;
-    one_queue_wanted = false;
-    remote_quit(); /* between tests: the next call starts one with the environment's queues */
-}
-
-/* The environment the worker starts with: the checker's, with one work queue where wanted
- * (kept from one start to the next, the checker's environment being the same). */
+/* The environment the worker starts with: the checker's, with the work queues wanted (made again
+ * at each start, from the checker's environment as it is then). */
 static char **worker_environment(void)
 {
-    static char one_queue_setting[] = CONNECTIONS_VARIABLE "=1";
-    static char **with_one;
-    if (!one_queue_wanted)
+    static char setting[sizeof CONNECTIONS_VARIABLE "=" + 12];
+    static char **with_queues;
+    if (queues_wanted == 0)
         return environ;
     size_t count = 0;
     while (environ[count] != NULL)
         count++;
-    char **grown = realloc(with_one, (count + 2) * sizeof *with_one);
+    char **grown = realloc(with_queues, (count + 2) * sizeof *with_queues);
     if (grown == NULL)
         fail_to_start("out of memory");
-    with_one = grown;
-    memcpy(with_one, environ, count * sizeof *with_one);
-    with_one[count] = one_queue_setting;
-    with_one[count + 1] = NULL;
-    return with_one;
+    with_queues = grown;
+    snprintf(setting, sizeof setting, "%s=%d", CONNECTIONS_VARIABLE, queues_wanted);
+    memcpy(with_queues, environ, count * sizeof *with_queues);
+    with_queues[count] = setting;
+    with_queues[count + 1] = NULL;
+    return with_queues;
 }
 
 /* Starts the worker: its socket, its output's pipe and the arena as its only descriptors, in a

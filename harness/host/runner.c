@@ -18,8 +18,8 @@
  * A crash, a hang, an exit() or a CUDA error that poisons the context in the learner's code
  * ends the worker's process, fails that one test in the learner's terms, and the next test
  * gets a fresh worker; in the normal case an exercise costs no context of its own, the checker
- * and the worker one each for a whole run (the worker's context of one work queue where every
- * exercise's code uses one stream: one_work_queue_only_if_all). What the worker
+ * and the worker one each for a whole run (the worker's context with the work queues its
+ * exercises' code needs: work_queues_for_all). What the worker
  * says about itself (its call trace, its threads) is evidence: a test that passes on it counts
  * only where a test that rests on results alone passed too (report.c). The judge and the
  * checker mark themselves not dumpable, so the worker, which runs as the same user, cannot open
@@ -125,7 +125,8 @@ static void load_module(exercise_entry *e, const char *path)
         e->info = info;
         e->module = module;
         e->gpus_needed = gpus != NULL && *gpus > 1 ? *gpus : 1;
-        e->one_work_queue = dlsym(module, "course_exercise_one_work_queue") != NULL;
+        const int *queues = dlsym(module, "course_exercise_work_queues");
+        e->work_queues = queues != NULL && *queues > 0 ? *queues : 0;
         e->timed_with_all_queues =
             dlsym(module, "course_exercise_timed_with_all_queues") != NULL;
         /* A module named twice is loaded once: its constructors ran for the first entry. */
@@ -384,18 +385,26 @@ static void settle_entries(const char *program, const report_options *shared, bo
     }
 }
 
-/* One work queue for the worker only where every exercise of the host uses one stream
- * (harness.h, COURSE_EXERCISE_ONE_WORK_QUEUE): a host given others too (a student graded
- * whole) starts one worker with the environment's queues for all of them, where a worker of one
- * queue, then another for the rest, would cost a context more. make check and the self-test
- * give each host exercises of one kind (harness/hosts.sh). */
-bool host_one_work_queue;
+/* The worker's work queues (harness.h, COURSE_EXERCISE_WORK_QUEUES): the most any exercise of
+ * the host asks for, and the environment's (0) where one names none or is to run a timed test
+ * that wants them (COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES). One worker serves all of a host's
+ * exercises (a student graded whole): a worker of fewer queues, then another for the rest, would
+ * cost a context more. make check and the self-test give each host exercises of one kind
+ * (harness/hosts.sh, queue_group). */
+int host_work_queues;
 
-static void one_work_queue_only_if_all(void)
+static void work_queues_for_all(void)
 {
-    host_one_work_queue = true;
-    for (int x = 0; x < host_entry_count; x++)
-        host_one_work_queue = host_one_work_queue && host_entries[x]->one_work_queue;
+    host_work_queues = 1;
+    for (int x = 0; x < host_entry_count; x++) {
+        const exercise_entry *e = host_entries[x];
+        if (e->work_queues == 0 || (e->timed_with_all_queues && !e->skip_timed)) {
+            host_work_queues = 0;
+            return;
+        }
+        if (e->work_queues > host_work_queues)
+            host_work_queues = e->work_queues;
+    }
 }
 
 int main(int argc, char **argv)
@@ -415,7 +424,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    one_work_queue_only_if_all();
+    work_queues_for_all();
     double timeout = timeout_seconds();
     prctl(PR_SET_DUMPABLE, 0); /* the worker runs as this user: keep it out of this memory */
     signal(SIGPIPE, SIG_IGN);  /* a checker that died mid-test is noticed by its pipe's end */

@@ -19,7 +19,7 @@ COURSE_EXERCISE(
     "then for each run cudaEventRecord(start, 0), cudaMemcpy, cudaEventRecord(stop, 0), "
     "cudaEventSynchronize(stop), cudaEventElapsedTime; then the median; and on every path "
     "destroy the events, cudaFree and cudaFreeHost.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* --- median_ms and gb_per_s: pure arithmetic, checked exactly -------------------------- */
 

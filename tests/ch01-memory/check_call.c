@@ -17,7 +17,7 @@ COURSE_EXERCISE(
     "\"%s:%d: %s failed: %s (%s)\\n\", file, line, expr, cudaGetErrorName(err), "
     "cudaGetErrorString(err)) and return err. Do not call exit(): the caller may have buffers "
     "to free, and only it knows whether the program can go on.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 typedef struct printed {
     char out[2048], err[2048];

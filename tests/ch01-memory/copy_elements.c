@@ -17,7 +17,7 @@ COURSE_EXERCISE(
     "around, so return cudaErrorInvalidValue; otherwise return cudaMemcpy(dst, src, count * "
     "element_size, kind). Compare with the division before you multiply: once the product has "
     "wrapped, it looks like any small number.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { COUNT = 1000 };
 

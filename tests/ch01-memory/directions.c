@@ -15,7 +15,7 @@ COURSE_EXERCISE(
     "cudaMemcpyHostToHost), where bytes is n * sizeof(float). The kind must match where the "
     "pointers live even when the runtime would let a wrong one pass. Keep each result, and "
     "return at the first that is not cudaSuccess.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { N = 1024 };
 

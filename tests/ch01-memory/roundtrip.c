@@ -15,7 +15,7 @@ COURSE_EXERCISE(
     "cudaFree(d_buffer). bytes is n * sizeof(float): the runtime counts bytes. Each call "
     "returns a cudaError_t; keep the first one that is not cudaSuccess, skip the copies after "
     "it, free the buffer anyway, and return it.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* Runs roundtrip_floats on n recognisable floats into a poisoned output; the
  * trace holds its calls afterwards. */

@@ -19,7 +19,7 @@ COURSE_EXERCISE(
     "cudaEventDestroy both. Recording only queues an event: the GPU stamps it when it gets "
     "there, so wait for stop before reading the time. Keep the first error, skip the steps "
     "after it, and destroy the events you created on every path.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { SMALL_FLOATS = 1 << 18 }; /* 1 MiB */
 #define SMALL_BYTES ((size_t)SMALL_FLOATS * sizeof(float))

@@ -21,7 +21,7 @@ COURSE_EXERCISE(
     "number above x is floor(x) + 1, not x rounded to the nearest, up, or down. Check the "
     "input first (isfinite catches NaN and infinity; NaN > 0 is false), then whether pinned "
     "copies are faster at all, and compare x with (double)LLONG_MAX before converting it.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 #define GIB ((size_t)1 << 30)
 #define MIB ((size_t)1 << 20)

@@ -15,7 +15,7 @@ COURSE_EXERCISE(
     "own release call: free() is for malloc's memory and cudaFree for the device's. Keep the "
     "first error, skip the steps after it, and call cudaFreeHost on every path on which "
     "cudaMallocHost succeeded.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* A size that is a multiple of nothing a page, a chunk or an element could hide behind. */
 enum { BYTES = (1 << 20) + 3 };

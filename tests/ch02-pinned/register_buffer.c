@@ -19,7 +19,7 @@ COURSE_EXERCISE(
     "registering again before it is undone fails with cudaErrorHostMemoryAlreadyRegistered. "
     "Once cudaHostRegister has succeeded, every way out of the function, the error paths too, "
     "goes through cudaHostUnregister.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* Two megabytes and a few bytes: several pages, and a size that ends inside one. */
 enum { BYTES = (2 << 20) + 5 };

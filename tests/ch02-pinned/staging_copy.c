@@ -25,7 +25,7 @@ COURSE_EXERCISE(
     "buffer does not, it is reused from its start. The last chunk is what is left, which also "
     "covers a chunk larger than the data. Before the loop: bytes == 0 is success, and a NULL "
     "pointer or a chunk_bytes of 0 is cudaErrorInvalidValue.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 #define MIB ((size_t)1 << 20)
 #define BEYOND_THE_SOURCE 0xA5 /* what h_src holds past its `bytes`: neither data nor poison */

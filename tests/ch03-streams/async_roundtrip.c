@@ -22,7 +22,7 @@ COURSE_EXERCISE(
     "cudaMemcpyDeviceToHost, stream): both only queue the copy and return. "
     "cudaStreamSynchronize(stream) waits until the stream has done them; only then does h_out "
     "hold the floats. cudaStreamDestroy(stream) at the end, on the error paths too.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { N = 1 << 20 }; /* 4 MiB */
 #define BYTES ((size_t)N * sizeof(float))

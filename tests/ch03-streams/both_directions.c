@@ -28,6 +28,8 @@ COURSE_EXERCISE(
     "cudaStreamSynchronize each, then cudaStreamDestroy each. Not stream 0: the legacy default "
     "stream waits for every other stream and they wait for it. Keep the first error, and wait "
     "for and destroy the streams on every path.");
+COURSE_EXERCISE_WORK_QUEUES(2); /* a stream each way */
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 /* --- Buffers ---------------------------------------------------------------------------- */
 

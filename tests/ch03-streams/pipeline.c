@@ -29,6 +29,8 @@ COURSE_EXERCISE(
     "chunk. Queue every chunk before waiting for anything: a cudaStreamSynchronize inside the "
     "loop, or cudaMemcpy, which waits for itself, makes the chunks run one after another. "
     "Then synchronise each stream and destroy it, on the error paths too.");
+COURSE_EXERCISE_WORK_QUEUES(4); /* the tests' most streams with work at once */
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 static const float A = 0.5f, B = 3.0f;
 
@@ -277,9 +279,8 @@ COURSE_TEST(no_buffer_is_reused_before_its_copy_back_has_finished, 2)
     expect_results(&j, "with every copy back held up 2 ms, h_out");
 }
 
-/* The header's contract: the host waits only once everything is queued. A wait before a
- * stream's buffer is reused costs little on a GPU with four streams in flight, too little for the
- * timed test to tell (docs/performance.md); the calls tell it. */
+/* The header's contract: the host waits only once everything is queued. A wait before a stream's
+ * buffer is reused costs too little for the timed test to see (docs/performance.md); calls do. */
 COURSE_TEST(the_chunks_are_spread_over_the_streams_and_the_host_waits_only_at_the_end, 2)
 {
     job j = make_job(8 * SMALL_CHUNK, SMALL_CHUNK, 4);
@@ -318,7 +319,6 @@ COURSE_TEST(errors_are_returned_and_the_streams_still_destroyed, 2)
 }
 
 /* --- Time ---------------------------------------------------------------------------------
- *
  * 256 MiB in 64 chunks of 4 MiB over 4 streams. On an H200 a 4 MiB copy takes about 76 us
  * each way (55 GB/s), gpu_work_scale_add about 2 us. Serial (each chunk up, computed and back
  * before the next goes up) takes the sum, 9.9 ms. Overlapped, the copies up and back run at

@@ -23,6 +23,7 @@ COURSE_EXERCISE(
     "then cudaMemcpyAsync(h_out, d_buffer, bytes, cudaMemcpyDeviceToHost, consumer); "
     "cudaEventDestroy(copied). No cudaDeviceSynchronize or cudaStreamSynchronize: the host "
     "never waits.");
+COURSE_EXERCISE_WORK_QUEUES(2); /* the producer's stream and the consumer's */
 
 enum { N = 1 << 20 }; /* 4 MiB */
 #define BYTES ((size_t)N * sizeof(float))

@@ -23,7 +23,7 @@ COURSE_EXERCISE(
     "TRANSFER_COPY otherwise, a tie included. Check the input first: fraction > 0 && fraction "
     "<= 1 refuses NaN, where fraction <= 0 || fraction > 1 lets it through; isfinite(x) && x > "
     "0 for each bandwidth; bytes and passes not 0.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 #define GIB ((size_t)1 << 30)
 #define MIB ((size_t)1 << 20)

@@ -31,7 +31,7 @@ COURSE_EXERCISE(
     "themselves); gpu_work_scale_add(0, m, m, n, a, b) queues the kernel and returns; "
     "cudaDeviceSynchronize() waits until it has run; memcpy(h_out, m, n * sizeof(float)); "
     "cudaFree(m), on the error paths too, and return the first error.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* 1000 floats, 4000 bytes: within the one page where an allocation begins, so that code that
  * allocates n bytes for n floats writes past its allocation but not past that page, and the

@@ -28,7 +28,7 @@ COURSE_EXERCISE(
     "buffer, n, a, b); cudaMemPrefetchAsync(buffer, bytes, (struct cudaMemLocation){.type = "
     "cudaMemLocationTypeHost}, 0, stream). bytes is n * sizeof(float). cudaStreamSynchronize, "
     "memcpy the buffer into h_out, cudaStreamDestroy, cudaFree, on the error paths too.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { N = (1 << 20) + 3 }; /* 4 MiB and a few floats */
 #define BYTES ((size_t)N * sizeof(float))

@@ -28,7 +28,7 @@ COURSE_EXERCISE(
     "gpu_work_checksum(0, data, bytes, 1, &d_sums[r]) and h_sums[r] = "
     "gpu_work_checksum_host(data, bytes, 1). cudaDeviceSynchronize, cudaFree, on the error "
     "paths too.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 enum { N = (1 << 20) + 5, ROUNDS = 3 }; /* 4 MiB and a few words */
 #define BYTES ((size_t)N * sizeof(unsigned))

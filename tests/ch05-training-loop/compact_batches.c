@@ -29,7 +29,7 @@ COURSE_EXERCISE(
     "PIXEL_OFFSET): n counts bytes and floats alike, one float per byte. Stream order keeps "
     "each conversion after its copy and the next copy after it. Then cudaStreamSynchronize, "
     "cudaStreamDestroy and cudaFree, on the error paths too.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 #define HOLD_MS 3.0 /* how long a test holds each copy, or each conversion, up */
 

@@ -32,7 +32,7 @@ COURSE_EXERCISE(
     "gpu_work_checksum into d_sums + b, cudaEventSynchronize the event, then mark the slot free "
     "for b + slots and broadcast. At the end, or on an error: set a quit flag, broadcast, "
     "pthread_join every loader, cudaStreamSynchronize, free everything.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 typedef struct ring_run {
     cudaStream_t stream;

@@ -27,7 +27,7 @@ COURSE_EXERCISE(
     "record loop_stop, synchronise it and read the loop's time from loop_start to loop_stop; "
     "store sum / loop. Keep the first error, skip the rest, and cudaEventDestroy every event "
     "you created on every path.");
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 typedef struct loop_run {
     cudaStream_t stream;

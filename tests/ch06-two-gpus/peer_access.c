@@ -27,7 +27,7 @@ COURSE_EXERCISE(
     "stop at the first other error; then cudaSetDevice(current) whatever happened, and return "
     "the first error.");
 COURSE_EXERCISE_NEEDS_GPUS(2);
-COURSE_EXERCISE_ONE_WORK_QUEUE;
+COURSE_EXERCISE_WORK_QUEUES(1);
 
 /* The ordered pairs of GPUs that can have peer access, as the checker's own runtime says. */
 static int able_pairs(void)
