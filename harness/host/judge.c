@@ -232,6 +232,16 @@ typedef struct test_times {
     bool alone;
 } test_times;
 
+/* The work queues the workers' contexts are made with, for the statistics: the environment's,
+ * else the host's (remote_fit_worker), else the driver's 8. */
+static int workers_queues(void)
+{
+    const char *given = getenv(CONNECTIONS_VARIABLE);
+    if (given != NULL)
+        return atoi(given);
+    return host_work_queues > 0 ? host_work_queues : 8;
+}
+
 /* Hands the checker test t of exercise x and waits for its verdict, taking the GPU alone when
  * the test asks (a timed test's measurement) and back shared when it is done: the time either
  * takes is not the test's, and its deadline moves on by it. Returns await's last answer. */
@@ -275,8 +285,9 @@ static int hand_over(int x, int t, double timeout, reply *r, double *deadline, t
                 gpu_share_give_back();
         } else if (r->kind == REPLY_STARTED && worker_starting_since > 0) {
             host_stat("worker started in %.2f s (%.2f s waiting for a turn to make its "
-                      "context, %.2f s making it)",
-                      checker_now_s() - worker_starting_since, r->turn_wait_s, r->making_s);
+                      "context, %.2f s making it) with %d work queues",
+                      checker_now_s() - worker_starting_since, r->turn_wait_s, r->making_s,
+                      workers_queues());
             if (gave_back)
                 gpu_share_take(false); /* after the timed tests that wait, if any */
             gave_back = false;

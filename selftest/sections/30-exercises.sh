@@ -174,10 +174,12 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             "$results_dir"/host-*.log |
             awk '{ n++; wait += $1; make += $2 }
                  END { if (n) printf "  (a checker'"'"'s context took %.2f s to make on average, after %.2f s waiting for a turn)\n", make / n, wait / n }'
-        sed -n 's/^runner: worker started in \([0-9.]*\) s (\([0-9.]*\) s waiting .*, \([0-9.]*\) s making it)/\1 \2 \3/p' \
+        sed -n 's/^runner: worker started in \([0-9.]*\) s (\([0-9.]*\) s waiting .*, \([0-9.]*\) s making it) with \([0-9]*\) .*/\1 \2 \3 \4/p' \
             "$results_dir"/host-*.log |
-            awk '{ n++; all += $1; wait += $2; make += $3; if ($1 > longest) longest = $1 }
-                 END { if (n) printf "  (%d workers started, in %.2f s on average (the longest %.2f s): %.2f s waiting for a turn, %.2f s making the context)\n", n, all / n, longest, wait / n, make / n }'
+            awk '{ n++; all += $1; wait += $2; make += $3; if ($1 > longest) longest = $1
+                   of[$4]++; making[$4] += $3 }
+                 END { if (n) printf "  (%d workers started, in %.2f s on average (the longest %.2f s): %.2f s waiting for a turn, %.2f s making the context)\n", n, all / n, longest, wait / n, make / n
+                       for (q in of) printf "  (%d workers of %d work queues: %.2f s making the context on average)\n", of[q], q, making[q] / of[q] }'
         echo "  (the slowest modules, in seconds:)"
         sort -rn "$results_dir/times" | head -n 12 | sed 's/^/      /'
         grep -h "^runner: a fresh worker" "$results_dir"/host-*.log | sed 's/.*: //' | sort | uniq -c |
