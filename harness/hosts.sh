@@ -7,18 +7,36 @@
 # (lines "SECONDS NAME" from the last run; # starts a comment), each to the host with the least
 # to do so far. A name TIMES does not hold counts a second and goes first, in the order read;
 # one it gives no time (a run without a GPU takes none) counts a hundredth of a second.
-# The groups are the work queues the exercises' code needs (queue_group): a host makes its
-# worker's context with the most of its exercises' queues, the driver's 8 where one names none
-# (harness/host/runner.c), so exercises of one stream keep a context of one queue.
+# The groups are the work queues the exercises' code needs (queue_group: 1, 2, 4, all): a host
+# makes its worker's context with the most of its exercises' queues, the driver's 8 where one
+# names none (harness/host/runner.c), so exercises of one stream keep a context of one queue.
+# Where there are more groups than hosts, those of the fewest queues but one join the group
+# above them.
 share_out() {
     awk 'FILENAME == ARGV[1] { if (!/^#/) took[$2] = $1; next }
          { print ($2 in took ? took[$2] : 1e9 - FNR), $1, $2 }' "$2" - |
         sort -k1,1gr |
         awk -v hosts="$1" '
             { weight[NR] = $1 >= 1e8 ? 1 : $1 < 0.01 ? 0.01 : $1; group[NR] = $2; name[NR] = $3
-              if (!($2 in total)) groups++
-              total[$2] += weight[NR]; all += weight[NR] }
+              if (!($2 in seen)) order[++groups] = $2
+              seen[$2] = 1; all += weight[NR] }
+            # A group of work queues: its count, "all" the most.
+            function queues(g) { return g == "all" ? 1e9 : g + 0 }
             END {
+                # More groups than hosts (groups > hosts >= 2): the fewest queues keep a group of
+                # their own, and the next fewest join the group above them, whose host takes the
+                # most of its exercises: a context of 4 for an exercise of 2, never of 8 for all.
+                for (i = 2; i <= groups; i++)
+                    for (j = i; j > 1 && queues(order[j - 1]) > queues(order[j]); j--) {
+                        g = order[j]; order[j] = order[j - 1]; order[j - 1] = g
+                    }
+                merged = hosts >= 2 && groups > hosts ? groups - hosts : 0
+                for (i = 2; i <= 1 + merged; i++) into[order[i]] = order[2 + merged]
+                groups -= merged
+                for (i = 1; i <= NR; i++) {
+                    if (group[i] in into) group[i] = into[group[i]]
+                    total[group[i]] += weight[i]
+                }
                 for (g in total) {
                     size[g] = groups > hosts ? hosts : int(hosts * total[g] / all + 0.5)
                     if (size[g] < 1) size[g] = 1

@@ -126,7 +126,7 @@ rm -rf "$locks"
 check="share_out gives each exercise a host among those asked for, where the times are 0 s"
 times=$(mktemp)
 printf '0.00 ch01-memory/roundtrip\n0.00 ch03-streams/pipeline\n0.00 ch01-memory/directions\n' >"$times"
-shared=$(printf 'one ch01-memory/roundtrip\nstreams ch03-streams/pipeline\none ch01-memory/directions\n' |
+shared=$(printf '1 ch01-memory/roundtrip\nall ch03-streams/pipeline\n1 ch01-memory/directions\n' |
          share_out 4 "$times")
 if [[ $(wc -l <<<"$shared") -eq 3 ]] && awk '!($1 ~ /^[0-3]$/) { exit 1 }' <<<"$shared"; then
     pass "$check"
@@ -134,3 +134,19 @@ else
     fail "$check" "$shared"
 fi
 rm -f "$times"
+
+# More groups of work queues than hosts: the exercises of one queue keep hosts of their own, and
+# those of 2 and 4 join the group above them, never the other way (on two hosts, a worker of the
+# driver's 8 queues for the exercises of one stream would cost every context beside it).
+check="share_out keeps the exercises of one work queue apart where there are more groups than hosts"
+shared=$(printf '1 a\n2 b\nall c\n4 d\n1 e\n' | share_out 2 /dev/null)
+three=$(printf '1 a\n2 b\nall c\n4 d\n1 e\n' | share_out 3 /dev/null)
+# On 2 hosts: a and e on one, b, c and d on the other; on 3: b and d together, c apart.
+if awk '{ h[$2] = $1 } END { exit !(h["a"] == h["e"] && h["b"] == h["c"] && h["c"] == h["d"] &&
+                                    h["a"] != h["b"]) }' <<<"$shared" &&
+   awk '{ h[$2] = $1 } END { exit !(h["b"] == h["d"] && h["b"] != h["c"] && h["a"] != h["c"]) }' \
+       <<<"$three"; then
+    pass "$check"
+else
+    fail "$check" "on 2 hosts:"$'\n'"$shared"$'\n'"on 3:"$'\n'"$three"
+fi
