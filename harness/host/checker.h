@@ -101,8 +101,9 @@ typedef struct reply {
 
 
 double checker_now_s(void);
-/* Reads what the judge has sent (a deadline moved on) without waiting; false once the judge is
- * gone. remote.c calls it while it waits for the worker. */
+/* Reads what the judge has sent (a deadline moved on) without waiting, but for the MOVE that
+ * follows a STOPPING, which it waits for; false once the judge is gone. remote.c calls it while
+ * it waits for the worker. */
 bool checker_read_judge(void);
 /* The test is spoiled by something outside the learner's code: it is reported as not graded,
  * whatever its checks say. */
