@@ -65,13 +65,17 @@ static void expect_success(cudaError_t err, const loop_run *r)
                   "loop_utilisation returned cudaSuccess but stored nothing in *utilisation");
 }
 
-/* What an answer outside the bounds suggests. */
-static const char *utilisation_note(double got, double lower, double upper, int steps)
+/* What an answer outside the bounds suggests. `with_host`: the share of the call that the steps
+ * and the host's work took together, about what step events that bracket the host's work give:
+ * nearly 1 on a quiet machine; on a busy one (beside the rest of make test on an H100) 0.82,
+ * where with_host was 0.73 and the upper bound 0.71, and a bar of 0.9 hid the likely cause. */
+static const char *utilisation_note(double got, double lower, double upper, double with_host,
+                                    int steps)
 {
     if (got < 0)
         return " It is negative: cudaEventElapsedTime(&ms, start, stop) takes the earlier event "
                "first; with the two swapped every time comes out negative.";
-    if (got > upper && got > 0.9)
+    if (got > upper && got >= 0.85 * with_host)
         return " That is the GPU busy nearly all the time, which it cannot be while the host "
                "works: the step's events bracket the host's work too. Record step_start after "
                "the host's work, just before gpu_work_keep_busy.";
@@ -99,13 +103,14 @@ static void expect_utilisation_within_bounds(int steps, double host_ms, double s
      * for steps x host_ms at least, in the same loop. The margins cover the events' resolution
      * and a step kernel that ends a little early by the events' clock. */
     const double lower = steps * step_ms / wall_ms, upper = 1 - steps * host_ms / wall_ms;
+    const double with_host = steps * (step_ms + host_ms) / wall_ms;
     ck_assert_msg(isfinite(got) && got >= 0.85 * lower && got <= upper + 0.05,
                   "loop_utilisation(%d steps of %g ms, each after %g ms of host work) stored "
                   "%.3g, where the test's own clock says it lies between %.3g and %.3g: the "
                   "call took %.1f ms, the steps kept the GPU busy for %g ms of it at least, and "
                   "the host's work left it idle for %g ms at least.%s",
                   steps, step_ms, host_ms, got, lower, upper, wall_ms, steps * step_ms,
-                  steps * host_ms, utilisation_note(got, lower, upper, steps));
+                  steps * host_ms, utilisation_note(got, lower, upper, with_host, steps));
     harness_note("%d steps of %g ms, each after %g ms of host work: the GPU was busy %.0f%% of "
                  "the loop.",
                  steps, step_ms, host_ms, 100 * got);
