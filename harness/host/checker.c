@@ -21,6 +21,19 @@ double checker_now_s(void)
 
 checker_state checker = {.command_fd = -1, .reply_fd = -1, .arena = -1};
 
+/* The judge's news, taken into the checker's state: a deadline moved on (MOVE), a stop to come
+ * (STOPPING). False for any other command. */
+static bool take_news(const command *c)
+{
+    if (c->kind == COMMAND_MOVE)
+        checker.deadline += c->seconds;
+    else if (c->kind == COMMAND_STOPPING)
+        checker.stops++;
+    else
+        return false;
+    return true;
+}
+
 bool checker_read_judge(void)
 {
     /* After a STOPPING, the MOVE that says how long the stop took is waited for: the judge
@@ -35,15 +48,10 @@ bool checker_read_judge(void)
         command c;
         if (!read_all(checker.command_fd, &c, sizeof c))
             return false;
-        if (c.kind == COMMAND_MOVE) {
-            checker.deadline += c.seconds;
-            move_due = false;
-        } else if (c.kind == COMMAND_STOPPING) {
-            checker.stops++;
-            move_due = true;
-        } else if (c.kind == COMMAND_QUIT) {
+        if (c.kind == COMMAND_QUIT)
             return false;
-        }
+        if (take_news(&c))
+            move_due = c.kind == COMMAND_STOPPING;
     }
 }
 
@@ -100,10 +108,7 @@ void harness_gpu_alone_begin(void)
                 _exit(0); /* the judge is gone: nothing is graded any more */
             if (go.kind == COMMAND_GO)
                 break;
-            if (go.kind == COMMAND_MOVE)
-                checker.deadline += go.seconds;
-            else if (go.kind == COMMAND_STOPPING)
-                checker.stops++;
+            (void)take_news(&go);
         }
         checker.deadline += checker_now_s() - asked;
     }
