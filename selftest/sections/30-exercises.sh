@@ -13,7 +13,10 @@
 # that queued it returns (the stand-in runtime for machines without a GPU; asked
 # of build/tools/gpu_probe --asynchronous) cannot show either: there, such a mutant
 # is skipped, and a solution that fails timed tests only passes its untimed ones,
-# with its timed tests skipped. On a GPU both are held to the full rule.
+# with its timed tests skipped. On a GPU both are held to the full rule. A mistake whose
+# diagnostic only a timed test gives (a loop that looks busier than it is, loaders that take
+# turns) names it on a line " * expect-when-timed: TEXT": it is run with its timed tests from
+# the start, where the others are first run without them.
 section "Exercises: solutions pass, stubs and known mistakes fail"
 
 results_dir=build/selftest/results
@@ -104,7 +107,9 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     # to themselves one at a time and, failing, try again: most mistakes show in an untimed
     # test. Those that did not show their diagnostic that way are run again whole, below. A
     # mistake that shows only where streams run beside the host (expect-on-gpu), often in a
-    # timed test, is run whole at once.
+    # timed test, or only in a timed test (expect-when-timed), is run whole at once: run again
+    # after the others, the few of them made hosts, and contexts, of their own, and the
+    # section waited for their timed tests at its end.
     run_batch() {
         local skip_timed=$1 program name host hosts=${SELFTEST_LANES:-$(nproc)} line
         shift
@@ -113,7 +118,7 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
         for program in "$@"; do
             [[ -e build/modules/$program.so ]] || continue
             if [[ $skip_timed == 1 && $program == mutants/* ]] &&
-               ! grep -q '^ \* expect-on-gpu: ' "$(source_of "$program")"; then
+               ! grep -Eq '^ \* expect-(on-gpu|when-timed): ' "$(source_of "$program")"; then
                 untimed+=("$program")
                 skips[$program]=" --skip-timed"
             else
@@ -150,7 +155,8 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     again=()
     for mutant in $mutants; do
         name=mutants_${mutant//\//_}
-        expected=$(sed -n 's/^ \* expect\(-on-gpu\)\{0,1\}: //p' "mutants/$mutant.patch" | head -n 1)
+        expected=$(sed -n 's/^ \* expect\(-on-gpu\|-when-timed\)\{0,1\}: //p' "mutants/$mutant.patch" |
+                   head -n 1)
         mutant_status=$(record_field "mutants/$mutant" status)
         [[ $mutant_status == too_few_gpus ]] && continue
         if [[ $mutant_status != failed ]] ||
@@ -265,10 +271,10 @@ for exercise in $exercises; do
     fi
 
     for mutant in $(grep "^$exercise--" <<<"$mutants"); do
-        expected=$(sed -n 's/^ \* expect: //p' "mutants/$mutant.patch")
+        expected=$(sed -n 's/^ \* expect\(-when-timed\)\{0,1\}: //p' "mutants/$mutant.patch")
         expected_on_gpu=$(sed -n 's/^ \* expect-on-gpu: //p' "mutants/$mutant.patch")
         if [[ -z $expected && -z $expected_on_gpu ]]; then
-            fail "mutant $mutant names its expected diagnostic (a line ' * expect: TEXT' or ' * expect-on-gpu: TEXT')"
+            fail "mutant $mutant names its expected diagnostic (a line ' * expect: TEXT', ' * expect-when-timed: TEXT' or ' * expect-on-gpu: TEXT')"
             continue
         fi
         if [[ -z $expected && -z $streams_overlap ]]; then
