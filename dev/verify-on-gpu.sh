@@ -12,13 +12,15 @@
 # vmstat (OUT/NAME-vmstat.txt) and nvidia-smi dmon (OUT/NAME-dmon.txt), each second.
 # The closing lines of each are what a note quotes.
 #
-# VERIFY_SKIP="test root check benchmark" leaves any of those steps out (a machine lent for
-# minutes, say; or a second call on the warm machine for the baseline alone). VERIFY_CH="1 2 3"
-# benchmarks a class of those chapters' exercises (make grade-benchmark CH=).
-# VERIFY_BASELINE=FILE.tgz, a `git archive` of the tree to compare with (the lent machine's .git
-# may be stale: carry the file), benchmarks that tree too, right after, on the same machine,
-# with its own make deps. VERIFY_PACK=1 keeps OUT to two files, run.log and verify.tgz (every
-# other log, packed again after each step), for a machine that hands back only a few files.
+# VERIFY_SKIP="test root check benchmark baseline-test baseline-benchmark" leaves any of those
+# steps out (a machine lent for minutes, say; or a second call on the warm machine for the
+# baseline alone). VERIFY_CH="1 2 3" benchmarks a class of those chapters' exercises (make
+# grade-benchmark CH=). VERIFY_BASELINE=FILE.tgz, a `git archive` of the tree to compare with
+# (the lent machine's .git may be stale: carry the file), runs that tree's make test as the
+# unprivileged user (baseline-test) and its benchmark (baseline-benchmark) too, each right after
+# this tree's, on the same machine, with its own make deps. VERIFY_PACK=1 keeps OUT to two
+# files, run.log and verify.tgz (every other log, packed again after each step), for a machine
+# that hands back only a few files.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 if [[ -z ${1:-} ]]; then
@@ -101,15 +103,31 @@ results() {
              grader-class/unsafe/grader-out/students/*/grade.json \
              agreement/out-*/students/*/grade.json 2>/dev/null))
 }
-if [[ $skip != *" test "* ]]; then
+# user_test NAME TREE: TREE's make test as uid 65534, in a copy without its build folder.
+user_test() {
+    local copy home
     copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
-    tar -cf - --exclude=./build . | tar -xf - -C "$copy"
+    tar -cf - -C "$2" --exclude=./build . | tar -xf - -C "$copy"
     chown -R 65534:65534 "$copy" "$home"
-    watched test-user 65534:65534 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    watched "$1" 65534:65534 setpriv --reuid=65534 --regid=65534 --clear-groups \
         env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
-    results test-user "$copy"
+    results "$1" "$copy"
     rm -rf "$copy" "$home"
+}
+baseline=
+if [[ -n ${VERIFY_BASELINE:-} ]]; then
+    baseline=$(mktemp -d /tmp/verify-baseline.XXXXXX)
+    if tar -xzf "$VERIFY_BASELINE" -C "$baseline"; then
+        [[ -d .deps ]] && cp -r .deps "$baseline/" # the packages make deps unpacks, carried
+        keep baseline-deps make -C "$baseline" deps
+    else
+        note "VERIFY_BASELINE=$VERIFY_BASELINE: not a tree to compare with (git archive --format=tar.gz)"
+        rm -rf "$baseline"
+        baseline=
+    fi
 fi
+[[ $skip != *" test "* ]] && user_test test-user .
+[[ -n $baseline && $skip != *" baseline-test "* ]] && user_test test-user-baseline "$baseline"
 if [[ $skip != *" root "* ]]; then
     keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
     results test-root .
@@ -134,15 +152,7 @@ benchmark() {
     (cd "$2/build/grade-benchmark/out" && tar -czf "$out/$1-feedback.tgz" students/*/feedback.md)
 }
 ((students > 0)) && [[ $skip != *" benchmark "* ]] && benchmark benchmark .
-if ((students > 0)) && [[ -n ${VERIFY_BASELINE:-} ]]; then
-    baseline=$(mktemp -d /tmp/verify-baseline.XXXXXX)
-    if tar -xzf "$VERIFY_BASELINE" -C "$baseline"; then
-        [[ -d .deps ]] && cp -r .deps "$baseline/" # the packages make deps unpacks, carried
-        keep baseline-deps make -C "$baseline" deps
-        benchmark benchmark-baseline "$baseline"
-    else
-        note "VERIFY_BASELINE=$VERIFY_BASELINE: not a tree to benchmark (git archive --format=tar.gz)"
-    fi
-    rm -rf "$baseline"
-fi
+((students > 0)) && [[ -n $baseline && $skip != *" baseline-benchmark "* ]] &&
+    benchmark benchmark-baseline "$baseline"
+[[ -n $baseline ]] && rm -rf "$baseline"
 note end

@@ -20,15 +20,38 @@ for program in $($MAKE -s --no-print-directory list-chapters); do
     build "build/$program" || continue
     chapter_programs+=("$program")
 done
+# work_queues PROGRAM: how it is run as to its hardware work queues. A program that makes no
+# stream of its own (the CUDA calls it imports name no cudaStreamCreate) queues all its work on
+# the legacy default stream, whose work runs in its order whatever the queues, and checks what
+# arrived, not how fast: it runs with one queue (CUDA_DEVICE_MAX_CONNECTIONS=1), as the
+# exercises of one stream do, a context the driver makes in a third of the time of the default
+# 8's, beside every other program's (docs/performance.md, "What a context costs"). The others,
+# and every program where the environment names a number, keep what the environment says.
+work_queues() {
+    local imports
+    [[ -n ${CUDA_DEVICE_MAX_CONNECTIONS:-} ]] && return 0
+    imports=$(nm -D --undefined-only "$1" 2>/dev/null)
+    if grep -q ' cuda' <<<"$imports" && ! grep -q ' cudaStreamCreate' <<<"$imports"; then
+        echo CUDA_DEVICE_MAX_CONNECTIONS=1
+    fi
+}
 for program in "${chapter_programs[@]}"; do
     wait_for_a_place "${SELFTEST_CHAPTERS_AT_ONCE:-4}"
     log="$log_dir/${program#chapters/}.log"
     mkdir -p "$(dirname "$log")"
     # Beside the other sections' tests, never beside one that times the GPU.
-    (with_gpu shared timeout 300 "build/$program" >"$log" 2>&1
+    # shellcheck disable=SC2046 # work_queues prints one word or none
+    (with_gpu shared timeout 300 env $(work_queues "build/$program") "build/$program" >"$log" 2>&1
      echo $? >"$log.status") &
 done
 wait
+if [[ ${SELFTEST_TIMES:-} == 1 ]]; then
+    one_queue=0
+    for program in "${chapter_programs[@]}"; do
+        [[ -n $(work_queues "build/$program") ]] && one_queue=$((one_queue + 1))
+    done
+    echo "  ($one_queue of ${#chapter_programs[@]} chapter programs run with one work queue: they make no stream)"
+fi
 for program in "${chapter_programs[@]}"; do
     log="$log_dir/${program#chapters/}.log"
     status=$(cat "$log.status" 2>/dev/null || echo unknown)
