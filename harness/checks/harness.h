@@ -61,9 +61,9 @@ typedef struct course_exercise {
  * (dev/stream_queues measures it). The count holds for the timed tests too, so name what they
  * need: pageable_fast names two for its one stream, since with one its copies beside the host's
  * threads moved half as fast on an H100, and with two its timed tests passed as with the
- * driver's 8 (docs/performance.md, stops 50 and 53). Without it, the code
- * gets the environment's queues, or the driver's 8. A test host takes the most that any of its
- * exercises asks for, and the environment's where one says nothing; an instructor's
+ * driver's 8 (docs/performance.md, stops 50 and 53). Without it, the code gets the
+ * environment's queues, or the driver's 8. A test host takes the most that any of its exercises
+ * asks for, and the environment's where one says nothing; an instructor's
  * CUDA_DEVICE_MAX_CONNECTIONS always wins. */
 #define COURSE_EXERCISE_WORK_QUEUES(count) const int course_exercise_work_queues = (count)
 

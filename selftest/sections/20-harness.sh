@@ -277,8 +277,9 @@ fi
 # The checker makes its context with one work queue, and the learner's code keeps the
 # environment's setting: none (the driver's 8), or the number it names; but a host whose
 # exercises all name their work queues (worker_queues alone, 2) gives them that many where the
-# environment names none, in the timed test too. Beside an exercise that says nothing (worker_environment), the host gives both the
-# environment's setting: one worker, not a second for the other kind.
+# environment names none, in the timed test too. Beside an exercise that says nothing
+# (worker_environment), the host gives both the environment's setting: one worker, not a second
+# for the other kind.
 if need_gpu "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS" &&
    build build/modules/fixtures/worker_environment/tests.so \
          build/modules/fixtures/worker_environment/learner.so \

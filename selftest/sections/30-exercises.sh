@@ -106,9 +106,9 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     # to themselves one at a time and, failing, try again: most mistakes show in an untimed
     # test. Those that did not show their diagnostic that way are run again whole, below. A
     # mistake that shows only where streams run beside the host (expect-on-gpu), often in a
-    # timed test, or only in a timed test (expect-when-timed), is run whole at once: run again
-    # after the others, the few of them made hosts, and contexts, of their own, and the
-    # section waited for their timed tests at its end.
+    # timed test, or only in a timed test (expect-when-timed), is run whole in this batch: run
+    # again after the others, the few of them would make hosts, and contexts, of their own, and
+    # the section would wait for their timed tests at its end.
     run_batch() {
         local skip_timed=$1 program name host hosts=${SELFTEST_LANES:-$(nproc)} line
         shift

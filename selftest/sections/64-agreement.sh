@@ -49,9 +49,9 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # exercises whose worker needs one work queue (queue_group) go to students of their own, as
     # make check's hosts have them: their workers' contexts, and the fresh ones after each test
     # of a mistake that ends its worker or leaves threads running, then have one work queue, and
-    # the files of several streams 2 or 4, not 8. That makes 28 students where 15 would do, and more contexts (86 against
-    # 59 on an H100), but cheaper ones: make test took 90.8 s where the tree before took 106.5 s
-    # on one machine (docs/performance.md, stop 50).
+    # the files of several streams 2 or 4, not 8. That makes 28 students where 15 would do, and
+    # more contexts (86 against 59 on an H100), but cheaper ones: make test took 90.8 s where
+    # the tree before took 106.5 s on one machine (docs/performance.md, stop 50).
     awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
                   END { for (e in weight) print e "\t" weight[e] }' "$agreement/rubric.tsv" \
         >"$agreement/weights.tsv"
