@@ -103,15 +103,17 @@ results() {
              grader-class/unsafe/grader-out/students/*/grade.json \
              agreement/out-*/students/*/grade.json 2>/dev/null))
 }
-# user_test NAME TREE: TREE's make test as uid 65534, in a copy without its build folder.
+# user_test NAME TREE [VARIABLE=VALUE...]: TREE's make test as uid 65534, in a copy without its
+# build folder, with those variables set.
 user_test() {
-    local copy home
+    local name=$1 tree=$2 copy home
+    shift 2
     copy=$(mktemp -d /tmp/verify-copy.XXXXXX) home=$(mktemp -d /tmp/verify-home.XXXXXX)
-    tar -cf - -C "$2" --exclude=./build . | tar -xf - -C "$copy"
+    tar -cf - -C "$tree" --exclude=./build . | tar -xf - -C "$copy"
     chown -R 65534:65534 "$copy" "$home"
-    watched "$1" 65534:65534 setpriv --reuid=65534 --regid=65534 --clear-groups \
-        env HOME="$home" PATH="$PATH" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
-    results "$1" "$copy"
+    watched "$name" 65534:65534 setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env HOME="$home" PATH="$PATH" "$@" make -C "$copy" test REQUIRE_GPU=1 SELFTEST_TIMES=1
+    results "$name" "$copy"
     rm -rf "$copy" "$home"
 }
 baseline=
@@ -132,12 +134,10 @@ if [[ $skip != *" root "* ]]; then
     keep test-root make test REQUIRE_GPU=1 SELFTEST_TIMES=1
     results test-root .
 fi
-# VERIFY_LANES=N: make test again as root, with N test programs side by side in each section
-# (SELFTEST_LANES), to compare with the run before it.
-if [[ -n ${VERIFY_LANES:-} ]]; then
-    keep "test-lanes-$VERIFY_LANES" env SELFTEST_LANES="$VERIFY_LANES" make test REQUIRE_GPU=1 \
-        SELFTEST_TIMES=1
-fi
+# VERIFY_LANES=N: make test again as the unprivileged user, with N test programs side by side in
+# each section (SELFTEST_LANES), to compare with the first run.
+[[ -n ${VERIFY_LANES:-} ]] &&
+    user_test "test-user-lanes-$VERIFY_LANES" . SELFTEST_LANES="$VERIFY_LANES"
 if [[ $skip != *" check "* ]]; then
     keep check-solutions-1 make check SOLUTIONS=1
     keep check-solutions-2 make check SOLUTIONS=1
