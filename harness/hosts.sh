@@ -63,18 +63,23 @@ share_out() {
             }'
 }
 
-# queue_group NAME...: "GROUP NAME" for each exercise or program (chNN-slug/NAME, or a tree
-# before it), GROUP the hardware work queues its worker's context is made with (harness.h,
-# COURSE_EXERCISE_WORK_QUEUES): the number its tests name, or "all" (the environment's) where
-# they name none. A host takes the most of its exercises' (harness/host/runner.c), so a host of
-# one group makes no context larger than its group's.
+# queue_group [--untimed] NAME...: "GROUP NAME" for each exercise or program (chNN-slug/NAME, or
+# a tree before it), GROUP the hardware work queues its worker's context is made with
+# (harness.h, COURSE_EXERCISE_WORK_QUEUES): the number its tests name, or "all" (the
+# environment's) where they name none or, run with its timed tests (without --untimed), say
+# COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES. A host takes the most of its exercises'
+# (harness/host/runner.c), so a host of one group makes no context larger than its group's.
 queue_group() {
     local -A queues=()
-    local exercise count name
+    local exercise count name untimed=0
+    [[ ${1:-} == --untimed ]] && untimed=1 && shift
     while read -r exercise count; do
         queues[$exercise]=$count
-    done < <(awk 'FNR == 1 { name = FILENAME; sub(/^tests\//, "", name); sub(/\.c$/, "", name) }
-                  /^COURSE_EXERCISE_WORK_QUEUES\([0-9]+\);/ { split($0, part, /[()]/); print name, part[2] }' \
+    done < <(awk -v untimed=$untimed '
+                 FNR == 1 { name = FILENAME; sub(/^tests\//, "", name); sub(/\.c$/, "", name) }
+                 /^COURSE_EXERCISE_WORK_QUEUES\([0-9]+\);/ { split($0, part, /[()]/); count[name] = part[2] }
+                 /^COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;/ { all[name] = 1 }
+                 END { for (name in count) if (untimed || !(name in all)) print name, count[name] }' \
                  tests/*/*.c)
     for name in "$@"; do
         if [[ $name =~ (ch[0-9][0-9]-[^/]+/[A-Za-z0-9_]+) && -n ${queues[${BASH_REMATCH[1]}]:-} ]]; then

@@ -58,14 +58,20 @@ typedef struct course_exercise {
  * them could hide behind the order the queue imposes, and an overlap the book teaches could
  * vanish. The driver gives a context's streams its queues in turn as they are made, so the
  * streams an exercise makes one after another get queues of their own when there are as many
- * (dev/stream_queues measures it). The count holds for the timed tests too, so name what they
- * need: pageable_fast names two for its one stream, since with one its copies beside the host's
- * threads moved half as fast on an H100, and with two its timed tests passed as with the
- * driver's 8 (docs/performance.md, stops 50 and 53). Without it, the code gets the
- * environment's queues, or the driver's 8. A test host takes the most that any of its exercises
- * asks for, and the environment's where one says nothing; an instructor's
- * CUDA_DEVICE_MAX_CONNECTIONS always wins. */
+ * (dev/stream_queues measures it). Without it, the code gets the environment's queues, or the
+ * driver's 8. A test host takes the most that any of its exercises asks for, and the
+ * environment's where one says nothing; an instructor's CUDA_DEVICE_MAX_CONNECTIONS always wins. */
 #define COURSE_EXERCISE_WORK_QUEUES(count) const int course_exercise_work_queues = (count)
+
+/* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES, beside COURSE_EXERCISE_WORK_QUEUES: the exercise's
+ * timed tests measure its code with the environment's queues (the driver's 8), where its other
+ * tests need only the count it names. pageable_fast's copies from pinned buffers, beside the
+ * host's threads, moved half as fast with one queue on an H100 (docs/performance.md, stop 50):
+ * a speed the book does not teach. A host that is to run a timed test of such an exercise gives
+ * its worker the environment's queues from the start (one context, not a cheap one and then
+ * another); a host that runs it without its timed tests, as the self-test and make grade's
+ * agreement run a known mistake, keeps the cheap one. */
+#define COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES const int course_exercise_timed_with_all_queues = 1
 
 /* Internal: called by the constructor each COURSE_TEST generates, and around each test's body.
  * A test counts as passed only when its body ran to course_test_end: a test that the learner's

@@ -35,6 +35,7 @@ typedef struct exercise_entry {
     bool gpu_absent;      /* no GPU: only its COURSE_HOST_TESTs run, in a checker without CUDA */
     int gpus_needed;      /* COURSE_EXERCISE_NEEDS_GPUS, else 1 */
     int work_queues;      /* COURSE_EXERCISE_WORK_QUEUES, else 0: the environment's */
+    bool timed_with_all_queues; /* COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES */
     int gpus_seen;        /* where fewer than needed: how many the checker saw, else 0 */
     void *module;         /* dlopen's handle */
     char unloadable[512]; /* why a module could not be loaded; "" when it was */

@@ -127,6 +127,8 @@ static void load_module(exercise_entry *e, const char *path)
         e->gpus_needed = gpus != NULL && *gpus > 1 ? *gpus : 1;
         const int *queues = dlsym(module, "course_exercise_work_queues");
         e->work_queues = queues != NULL && *queues > 0 ? *queues : 0;
+        e->timed_with_all_queues =
+            dlsym(module, "course_exercise_timed_with_all_queues") != NULL;
         /* A module named twice is loaded once: its constructors ran for the first entry. */
         for (int x = 0; e->count == 0 && x < host_entry_count; x++) {
             if (host_entries[x] != e && host_entries[x]->module == module) {
@@ -384,9 +386,10 @@ static void settle_entries(const char *program, const report_options *shared, bo
 }
 
 /* The worker's work queues (harness.h, COURSE_EXERCISE_WORK_QUEUES): the most any exercise of
- * the host asks for, and the environment's (0) where one names none. One worker serves all of a
- * host's exercises (a student graded whole): a worker of fewer queues, then another for the rest,
- * would cost a context more. make check and the self-test give each host exercises of one kind
+ * the host asks for, and the environment's (0) where one names none or is to run a timed test
+ * that wants them (COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES). One worker serves all of a host's
+ * exercises (a student graded whole): a worker of fewer queues, then another for the rest, would
+ * cost a context more. make check and the self-test give each host exercises of one kind
  * (harness/hosts.sh, queue_group). */
 int host_work_queues;
 
@@ -395,7 +398,7 @@ static void work_queues_for_all(void)
     host_work_queues = 1;
     for (int x = 0; x < host_entry_count; x++) {
         const exercise_entry *e = host_entries[x];
-        if (e->work_queues == 0) {
+        if (e->work_queues == 0 || (e->timed_with_all_queues && !e->skip_timed)) {
             host_work_queues = 0;
             return;
         }

@@ -40,6 +40,9 @@ fixture_output() {
 stream_delay_run=(env NO_COLOR=1 build/tests/host $(fixture_options stream_delay))
 # shellcheck disable=SC2207
 queues_alone_run=(env -u CUDA_DEVICE_MAX_CONNECTIONS FIXTURE_QUEUES_DUE=2 NO_COLOR=1
+                  build/tests/host $(fixture_options worker_queues) --skip-timed)
+# shellcheck disable=SC2207
+queues_timed_run=(env -u CUDA_DEVICE_MAX_CONNECTIONS FIXTURE_QUEUES_DUE=-1 NO_COLOR=1
                   build/tests/host $(fixture_options worker_queues))
 # shellcheck disable=SC2207
 queues_beside_run=(env -u CUDA_DEVICE_MAX_CONNECTIONS -u FIXTURE_CONNECTIONS_GIVEN
@@ -70,6 +73,7 @@ if [[ -n $gpu_present ]]; then
         build/modules/fixtures/worker_environment/learner.so \
         build/modules/fixtures/worker_queues/tests.so build/modules/fixtures/worker_queues/learner.so; then
         fixture_start queues_alone "${queues_alone_run[@]}"
+        fixture_start queues_timed "${queues_timed_run[@]}"
         fixture_start queues_beside "${queues_beside_run[@]}"
         fixture_start queues_five "${queues_five_run[@]}"
     fi
@@ -277,18 +281,26 @@ fi
 # The checker makes its context with one work queue, and the learner's code keeps the
 # environment's setting: none (the driver's 8), or the number it names; but a host whose
 # exercises all name their work queues (worker_queues alone, 2) gives them that many where the
-# environment names none, in the timed test too. Beside an exercise that says nothing
-# (worker_environment), the host gives both the environment's setting: one worker, not a second
-# for the other kind.
+# environment names none, unless it is to run a timed test that wants the environment's.
+# Beside an exercise that says nothing (worker_environment), the host gives both the
+# environment's setting: one worker, not a second for the other kind.
 if need_gpu "the learner's code keeps the environment's CUDA_DEVICE_MAX_CONNECTIONS" &&
    build build/modules/fixtures/worker_environment/tests.so \
          build/modules/fixtures/worker_environment/learner.so \
          build/modules/fixtures/worker_queues/tests.so build/modules/fixtures/worker_queues/learner.so; then
     queues_output=''
     queues_failed=''
-    for run in queues_alone queues_beside queues_five; do
+    for run in queues_alone queues_timed queues_beside queues_five; do
         declare -n run_command=${run}_run
-        fixture_output "$run" "${run_command[@]}" || queues_failed+=" $run"
+        if [[ $run == queues_alone ]]; then
+            # Run without its timed test (--skip-timed), which alone fails, as not run.
+            fixture_output "$run" "${run_command[@]}"
+            [[ $? == 1 && $(grep -c '^ *FAIL [a-z]' <<<"$output") == 1 ]] &&
+                grep -q 'FAIL a timed test that asks for it' <<<"$output" &&
+                grep -q 'not run: COURSE_SKIP_TIMED=1' <<<"$output" || queues_failed+=" $run"
+        else
+            fixture_output "$run" "${run_command[@]}" || queues_failed+=" $run"
+        fi
         unset -n run_command
         queues_output+=$output
     done

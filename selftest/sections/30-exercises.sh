@@ -101,7 +101,8 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
     programs+=("${stubs[@]}")
     # run_batch SKIP PROGRAM...: runs them in nproc hosts side by side, shared out so that each
     # host has about as much to do (the longest first, each to the host with the least so far)
-    # and exercises whose workers need as many work queues (hosts.sh, queue_group);
+    # and exercises whose workers need as many work queues (hosts.sh, queue_group: a mistake
+    # run without its timed tests may need fewer than its solution);
     # with SKIP 1, known mistakes without their timed tests (--skip-timed), which have the GPU
     # to themselves one at a time and, failing, try again: most mistakes show in an untimed
     # test. Those that did not show their diagnostic that way are run again whole, below. A
@@ -133,7 +134,8 @@ if need_gpu "the exercises against their solutions, stubs and mutants"; then
             shares[host]+=" --json $results_dir/$name.json --fields $results_dir/$name.fields"
             shares[host]+=" --report $results_dir/$name.out"
             shares[host]+=${skips[$program]:-}
-        done < <(queue_group "${timed[@]}" "${untimed[@]}" | share_out "$hosts" "$(module_seconds)")
+        done < <({ queue_group "${timed[@]}"; queue_group --untimed "${untimed[@]}"; } |
+                 share_out "$hosts" "$(module_seconds)")
         for host in "${!shares[@]}"; do
             # shellcheck disable=SC2086 # the modules' options, split at spaces
             NO_COLOR=1 COURSE_RUNNER_STATS=${SELFTEST_TIMES:-} build/tests/host ${shares[host]} \

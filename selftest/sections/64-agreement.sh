@@ -46,10 +46,11 @@ elif need_gpu "make grade's verdicts against make check's"; then
     # in the exercises' section (module_seconds; a file not there counts its exercise's tests, a
     # timed test three), the longest first, each to the student with the least so far: a make
     # grade lasts as long as its longest student, whose tests run one after another. The
-    # exercises whose worker needs one work queue (queue_group) go to students of their own, as
-    # make check's hosts have them: their workers' contexts, and the fresh ones after each test
-    # of a mistake that ends its worker or leaves threads running, then have one work queue, and
-    # the files of several streams 2 or 4, not 8. That makes 28 students where 15 would do, and
+    # exercises whose worker needs one work queue (queue_group: a mistake, graded without its
+    # timed tests, may need fewer than its solution) go to students of their own, as make
+    # check's hosts have them: their workers' contexts, and the fresh ones after each test of a
+    # mistake that ends its worker or leaves threads running, then have one work queue, and the
+    # mistakes of several streams 2 or 4, not 8. That makes 28 students where 15 would do, and
     # more contexts (86 against 59 on an H100), but cheaper ones: make test took 90.8 s where
     # the tree before took 106.5 s on one machine (docs/performance.md, stop 50).
     awk -F '\t' '$1 == "test" { weight[$2] += $5 == "timed" ? 3 : 1 }
@@ -59,13 +60,16 @@ elif need_gpu "make grade's verdicts against make check's"; then
         "$($MAKE -s --no-print-directory list-exercises)" \
         "$($MAKE -s --no-print-directory list-alternatives)" \
         "$($MAKE -s --no-print-directory list-mutants)" "$many_gpus" \
-        "$(queue_group $($MAKE -s --no-print-directory list-exercises))" <<'EOF'
+        "$(queue_group $($MAKE -s --no-print-directory list-exercises))" \
+        "$(queue_group --untimed $($MAKE -s --no-print-directory list-exercises))" <<'EOF'
 import os, shutil, sys
 agreement, table, weights, seconds, exercises, alternatives, mutants, many_gpus = sys.argv[1:9]
-# Whether each exercise's worker has one work queue (queue_group). The others share students,
-# whose workers take the most queues of their files: students of 2 queues apart from those of 4
-# would be more students, each a checker's context and a worker's, and cost more than they spare.
-one_queue = {line.split()[1]: line.split()[0] == "1" for line in sys.argv[9].splitlines()}
+# Whether each exercise's worker has one work queue (queue_group): the class's files with their
+# timed tests, the mistakes without them. The others share students, whose workers take the
+# most queues of their files: students of 2 queues apart from those of 4 would be more students,
+# each a checker's context and a worker's, and cost more than they spare.
+one_queue = {group: {line.split()[1]: line.split()[0] == "1" for line in listing.splitlines()}
+             for group, listing in (("class", sys.argv[9]), ("mistakes", sys.argv[10]))}
 tests = {e: int(w) for e, w in (line.split("\t") for line in open(weights))}
 took = {line.split()[1]: float(line.split()[0]) for line in open(seconds)
         if not line.startswith("#") and len(line.split()) == 2}
@@ -84,13 +88,13 @@ for group, handed in files.items():
     handed = [f for f in handed if f[0] not in many_gpus.split()]
     students = []
     for kind in (True, False):  # the exercises of one queue, then the others
-        of_kind = [f for f in handed if one_queue[f[0]] == kind]
+        of_kind = [f for f in handed if one_queue[group][f[0]] == kind]
         count = max([sum(f[0] == e for f in of_kind) for e, _, _ in of_kind] or [0])
         students += [("%s-%02d" % ("mistake" if group == "mistakes" else "student",
                                    len(students) + k + 1), set(), [0], kind)
                      for k in range(count)]
     for exercise, program, source in sorted(handed, key=lambda f: (-weight(f), f[1])):
-        kind = one_queue[exercise]
+        kind = one_queue[group][exercise]
         student, taken, load, _ = min((s for s in students
                                        if s[3] == kind and exercise not in s[1]),
                                       key=lambda s: s[2][0])

@@ -29,6 +29,7 @@ COURSE_EXERCISE(
     "stream waits for every other stream and they wait for it. Keep the first error, and wait "
     "for and destroy the streams on every path.");
 COURSE_EXERCISE_WORK_QUEUES(2); /* a stream each way */
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 /* --- Buffers ---------------------------------------------------------------------------- */
 

@@ -31,7 +31,8 @@ COURSE_EXERCISE(
     "cudaStreamSynchronize before returning. In staged_copier_destroy: tell the threads to end, "
     "pthread_join each, then free and destroy everything. On every error path, give back what "
     "was made and join what was started.");
-COURSE_EXERCISE_WORK_QUEUES(2); /* one stream, but its timed tests want two (harness.h) */
+COURSE_EXERCISE_WORK_QUEUES(1);
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 /* --- Threads ------------------------------------------------------------------------------ */
 

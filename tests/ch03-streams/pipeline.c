@@ -30,6 +30,7 @@ COURSE_EXERCISE(
     "loop, or cudaMemcpy, which waits for itself, makes the chunks run one after another. "
     "Then synchronise each stream and destroy it, on the error paths too.");
 COURSE_EXERCISE_WORK_QUEUES(4); /* the tests' most streams with work at once */
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 static const float A = 0.5f, B = 3.0f;
 

@@ -33,6 +33,7 @@ COURSE_EXERCISE(
     "cudaStreamSynchronize both streams, then destroy and free everything, on the error paths "
     "too.");
 COURSE_EXERCISE_WORK_QUEUES(2); /* the copies' stream and the steps' */
+COURSE_EXERCISE_TIMED_WITH_ALL_QUEUES;
 
 #define STEP_MS 0.1 /* the untimed tests' steps: short, so that the held-up work decides */
 #define HOLD_MS 3.0 /* how long a test holds each copy, or each step's checksum, up */
